@@ -1,0 +1,273 @@
+#include "compile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "proc.h"
+#include "util.h"
+
+/* -Xptxas -v: registers, shared memory and spills land in the log. */
+static const char *const FLAGS[] = {"-cubin", "-O3", "-std=c++17", "-Xptxas", "-v"};
+enum { N_FLAGS = sizeof FLAGS / sizeof FLAGS[0] };
+
+const char *compile_status_name(compile_status s) {
+    switch (s) {
+    case COMPILE_OK: return "ok";
+    case COMPILE_ERROR: return "compile_error";
+    case COMPILE_TIMEOUT: return "compile_timeout";
+    default: return "pending";
+    }
+}
+
+bool compiler_init(compiler *c) {
+    char *cmd = xasprintf("'%s' --version 2>&1", c->nvcc);
+    FILE *p = popen(cmd, "r");
+    free(cmd);
+    char line[256], *version = NULL;
+    while (p && fgets(line, sizeof line, p)) {
+        char *r = strstr(line, "release ");
+        char *v = r ? strstr(r, ", V") : NULL;
+        if (v) {
+            v += 3;
+            v[strcspn(v, " \r\n")] = '\0';
+            version = xstrdup(v);
+        }
+    }
+    if (p) pclose(p);
+    if (!version) {
+        msg_error("cannot run nvcc (%s --version); install the CUDA toolkit or pass --nvcc PATH",
+                  c->nvcc);
+        return false;
+    }
+    c->version = version;
+    if (!mkdir_p(c->cache_dir)) {
+        msg_error("cannot create the cache folder %s: %s", c->cache_dir, strerror(errno));
+        return false;
+    }
+    if (c->jobs <= 0) c->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (c->jobs <= 0) c->jobs = 1;
+    return true;
+}
+
+void compiler_free(compiler *c) {
+    free(c->version);
+    c->version = NULL;
+}
+
+void compile_key(const compiler *c, compile_job *job) {
+    XXH3_state_t *st = XXH3_createState();
+    XXH3_128bits_reset(st);
+    XXH3_128bits_update(st, job->source, strlen(job->source) + 1);
+    for (int i = 0; i < N_FLAGS; i++) XXH3_128bits_update(st, FLAGS[i], strlen(FLAGS[i]) + 1);
+    XXH3_128bits_update(st, c->arch, strlen(c->arch) + 1);
+    XXH3_128bits_update(st, c->version, strlen(c->version) + 1);
+    XXH128_hash_t h = XXH3_128bits_digest(st);
+    XXH3_freeState(st);
+    snprintf(job->key, sizeof job->key, "%016llx%016llx", (unsigned long long)h.high64,
+             (unsigned long long)h.low64);
+}
+
+static int field_before(const char *log, const char *label) {
+    /* "... 40 registers" -> 40: the number just before `label`. */
+    const char *p = strstr(log, label);
+    if (!p) return 0;
+    while (p > log && p[-1] == ' ') p--;
+    while (p > log && p[-1] >= '0' && p[-1] <= '9') p--;
+    return atoi(p);
+}
+
+void parse_ptxas(const char *log, resources *r) {
+    memset(r, 0, sizeof *r);
+    r->registers = field_before(log, " registers");
+    r->smem_static = field_before(log, " bytes smem");
+    r->stack = field_before(log, " bytes stack frame");
+    r->spill_stores = field_before(log, " bytes spill stores");
+    r->spill_loads = field_before(log, " bytes spill loads");
+}
+
+static char *cache_path(const compiler *c, const compile_job *job, const char *ext) {
+    char *name = xasprintf("%s.%s", job->key, ext);
+    char *p = path_join(c->cache_dir, name);
+    free(name);
+    return p;
+}
+
+/* A cubin (with its ptxas log) or a recorded compile error is a hit. */
+static bool from_cache(const compiler *c, compile_job *job) {
+    char *cubin = cache_path(c, job, "cubin"), *log = cache_path(c, job, "log");
+    char *err = cache_path(c, job, "err");
+    bool hit = false;
+    if (file_exists(cubin) && file_exists(log)) {
+        job->status = COMPILE_OK;
+        job->log = read_file(log, NULL);
+        job->cubin = cubin;
+        cubin = NULL;
+        hit = true;
+    } else if (file_exists(err)) {
+        job->status = COMPILE_ERROR;
+        job->log = read_file(err, NULL);
+        hit = true;
+    }
+    if (hit) {
+        if (!job->log) job->log = xstrdup("");
+        parse_ptxas(job->log, &job->res);
+        job->cached = true;
+    }
+    free(cubin);
+    free(log);
+    free(err);
+    return hit;
+}
+
+typedef struct {
+    compile_job *job;
+    pid_t pid;
+    double start;
+    char *tmp_cubin, *tmp_log;
+} running;
+
+static bool start_one(const compiler *c, compile_job *job, running *r) {
+    char *src = cache_path(c, job, "cu");
+    if (!file_exists(src) && !write_file_atomic(src, job->source, strlen(job->source))) {
+        msg_error("cannot write %s: %s", src, strerror(errno));
+        free(src);
+        return false;
+    }
+    r->job = job;
+    r->tmp_cubin = xasprintf("%s/%s.cubin.tmp.%ld", c->cache_dir, job->key, (long)getpid());
+    r->tmp_log = xasprintf("%s/%s.log.tmp.%ld", c->cache_dir, job->key, (long)getpid());
+    int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    char arch[32];
+    snprintf(arch, sizeof arch, "-arch=%s", c->arch);
+    char *argv[N_FLAGS + 8];
+    int a = 0;
+    argv[a++] = (char *)c->nvcc;
+    for (int i = 0; i < N_FLAGS; i++) argv[a++] = (char *)FLAGS[i];
+    argv[a++] = arch;
+    argv[a++] = (char *)"-o";
+    argv[a++] = r->tmp_cubin;
+    argv[a++] = src;
+    argv[a] = NULL;
+    r->pid = proc_start(argv, -1, fd, fd);
+    if (fd >= 0) close(fd);
+    r->start = now_seconds();
+    free(src);
+    return r->pid > 0;
+}
+
+static void finish_one(const compiler *c, running *r, int status, bool timed_out) {
+    compile_job *job = r->job;
+    job->log = read_file(r->tmp_log, NULL);
+    if (!job->log) job->log = xstrdup("");
+    bool ok = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok) {
+        char *cubin = cache_path(c, job, "cubin"), *log = cache_path(c, job, "log");
+        /* The log first: a cubin is only trusted with its log beside it. */
+        rename(r->tmp_log, log);
+        rename(r->tmp_cubin, cubin);
+        job->cubin = cubin;
+        job->status = COMPILE_OK;
+        free(log);
+    } else if (timed_out) {
+        job->status = COMPILE_TIMEOUT;
+        char *m = xasprintf("%snvcc ran past the %.0f s compile limit and was killed\n", job->log,
+                            c->timeout);
+        free(job->log);
+        job->log = m;
+    } else {
+        char why[64];
+        char *m = xasprintf("%snvcc failed: %s\n", job->log, proc_describe(status, why));
+        free(job->log);
+        job->log = m;
+        job->status = COMPILE_ERROR;
+        char *err = cache_path(c, job, "err");
+        write_file_atomic(err, job->log, strlen(job->log));
+        free(err);
+    }
+    parse_ptxas(job->log, &job->res);
+    unlink(r->tmp_cubin);
+    unlink(r->tmp_log);
+    free(r->tmp_cubin);
+    free(r->tmp_log);
+    r->job = NULL;
+}
+
+static void abandon(running *r) {
+    proc_kill(r->pid);
+    unlink(r->tmp_cubin);
+    unlink(r->tmp_log);
+    free(r->tmp_cubin);
+    free(r->tmp_log);
+    r->job = NULL;
+}
+
+bool compile_all(const compiler *c, compile_job *jobs, int n,
+                 void (*tick)(void *ctx, const compile_job *job, int done, int total), void *ctx) {
+    int done = 0, next = 0, active = 0;
+    running *slots = xmalloc(sizeof(running) * (size_t)c->jobs);
+    memset(slots, 0, sizeof(running) * (size_t)c->jobs);
+    while (done < n) {
+        if (proc_interrupted) {
+            for (int i = 0; i < c->jobs; i++)
+                if (slots[i].job) abandon(&slots[i]);
+            free(slots);
+            return false;
+        }
+        /* Fill free slots; cache hits finish at once. */
+        for (int i = 0; i < c->jobs && next < n; i++) {
+            if (slots[i].job) continue;
+            compile_job *job = &jobs[next++];
+            if (job->status != COMPILE_PENDING || from_cache(c, job)) {
+                done++;
+                if (tick) tick(ctx, job, done, n);
+                i--;
+                continue;
+            }
+            if (!start_one(c, job, &slots[i])) {
+                job->status = COMPILE_ERROR;
+                job->log = xstrdup("could not start nvcc\n");
+                done++;
+                if (tick) tick(ctx, job, done, n);
+                continue;
+            }
+            active++;
+        }
+        bool progressed = false;
+        for (int i = 0; i < c->jobs; i++) {
+            running *r = &slots[i];
+            if (!r->job) continue;
+            int status = 0;
+            bool ended = proc_poll(r->pid, &status);
+            bool timed_out = !ended && now_seconds() - r->start > c->timeout;
+            if (timed_out) proc_kill(r->pid);
+            if (!ended && !timed_out) continue;
+            compile_job *job = r->job;
+            finish_one(c, r, status, timed_out);
+            active--;
+            done++;
+            progressed = true;
+            if (tick) tick(ctx, job, done, n);
+        }
+        if (!progressed && active > 0) {
+            struct timespec ts = {0, 5 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    free(slots);
+    return true;
+}
+
+void compile_job_free(compile_job *job) {
+    free(job->cubin);
+    free(job->log);
+    job->cubin = job->log = NULL;
+}

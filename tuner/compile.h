@@ -1,0 +1,48 @@
+/* nvcc, several at once, through a content-addressed cache: the key covers
+ * the rendered source, the flags and nvcc's version, so a second run of the
+ * same space compiles nothing. */
+#ifndef BARTUNE_COMPILE_H
+#define BARTUNE_COMPILE_H
+
+#include <stdbool.h>
+
+typedef enum { COMPILE_PENDING, COMPILE_OK, COMPILE_ERROR, COMPILE_TIMEOUT } compile_status;
+
+typedef struct {
+    int registers, smem_static, stack, spill_stores, spill_loads;
+} resources;
+
+typedef struct {
+    const char *source;   /* rendered .cu (not owned) */
+    char key[33];         /* hex of the 128-bit content hash */
+    char *cubin;          /* cache/<key>.cubin once compiled */
+    compile_status status;
+    char *log;            /* nvcc's output: errors or ptxas' report */
+    resources res;
+    bool cached;
+} compile_job;
+
+typedef struct {
+    const char *nvcc;
+    const char *cache_dir;
+    const char *arch; /* "sm_90" */
+    int jobs;
+    double timeout;
+    char *version; /* filled by compiler_init */
+} compiler;
+
+/* Finds nvcc's version; false with a message if nvcc does not run. */
+bool compiler_init(compiler *c);
+void compiler_free(compiler *c);
+/* Sets job->key from the source, flags and version. */
+void compile_key(const compiler *c, compile_job *job);
+/* Compiles every job not in the cache; calls `tick` after each one ends.
+ * Returns false only when interrupted (Ctrl-C). */
+bool compile_all(const compiler *c, compile_job *jobs, int n,
+                 void (*tick)(void *ctx, const compile_job *job, int done, int total), void *ctx);
+void compile_job_free(compile_job *job);
+/* Parses ptxas -v output. */
+void parse_ptxas(const char *log, resources *r);
+const char *compile_status_name(compile_status s);
+
+#endif

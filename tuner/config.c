@@ -1,0 +1,78 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void config_set(config *c, const char *name, const char *value) {
+    for (int i = 0; i < c->count; i++)
+        if (strcmp(c->items[i].name, name) == 0) {
+            free(c->items[i].value);
+            c->items[i].value = xstrdup(value);
+            return;
+        }
+    c->items = xrealloc(c->items, sizeof(kv) * (size_t)(c->count + 1));
+    c->items[c->count].name = xstrdup(name);
+    c->items[c->count].value = xstrdup(value);
+    c->count++;
+}
+
+const char *config_get(const config *c, const char *name) {
+    for (int i = 0; i < c->count; i++)
+        if (strcmp(c->items[i].name, name) == 0) return c->items[i].value;
+    return NULL;
+}
+
+long long config_get_int(const config *c, const char *name, long long fallback) {
+    const char *v = config_get(c, name);
+    if (!v) return fallback;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    return *end ? fallback : x;
+}
+
+void config_copy(config *dst, const config *src) {
+    memset(dst, 0, sizeof *dst);
+    for (int i = 0; i < src->count; i++) config_set(dst, src->items[i].name, src->items[i].value);
+}
+
+void config_free(config *c) {
+    for (int i = 0; i < c->count; i++) {
+        free(c->items[i].name);
+        free(c->items[i].value);
+    }
+    free(c->items);
+    memset(c, 0, sizeof *c);
+}
+
+char *config_describe(const config *c) {
+    strbuf sb = {0};
+    for (int i = 0; i < c->count; i++)
+        sb_printf(&sb, "%s%s=%s", i ? " " : "", c->items[i].name, c->items[i].value);
+    return sb_take(&sb);
+}
+
+bool config_matches(const config *whole, const config *part) {
+    for (int i = 0; i < part->count; i++) {
+        const char *v = config_get(whole, part->items[i].name);
+        if (!v || strcmp(v, part->items[i].value) != 0) return false;
+    }
+    return true;
+}
+
+void variant_set_free(variant_set *s) {
+    for (int i = 0; i < s->count; i++) {
+        config_free(&s->items[i].params);
+        config_free(&s->items[i].derived);
+    }
+    free(s->items);
+    for (int i = 0; i < s->n_launch; i++) {
+        free(s->launch[i].name);
+        for (int j = 0; j < s->launch[i].count; j++) free(s->launch[i].values[j]);
+        free(s->launch[i].values);
+    }
+    free(s->launch);
+    free(s->rejected);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,59 @@
+/* A variant's configuration: ordered name=value pairs, values as text
+ * (plain integers or identifiers, checked by the space loader). */
+#ifndef BARTUNE_CONFIG_H
+#define BARTUNE_CONFIG_H
+
+#include <stdbool.h>
+
+typedef struct {
+    char *name;
+    char *value;
+} kv;
+
+typedef struct {
+    kv *items;
+    int count;
+} config;
+
+void config_set(config *c, const char *name, const char *value);
+const char *config_get(const config *c, const char *name);
+long long config_get_int(const config *c, const char *name, long long fallback);
+void config_copy(config *dst, const config *src);
+void config_free(config *c);
+/* "a=1 b=x", in order. */
+char *config_describe(const config *c);
+/* True when every pair of `part` is in `whole` with the same value. */
+bool config_matches(const config *whole, const config *part);
+
+/* One compile-time variant: its parameters and the values derived from them. */
+typedef struct {
+    config params;
+    config derived;
+} variant;
+
+typedef struct {
+    char *name;
+    char **values;
+    int count;
+} launch_param;
+
+typedef struct {
+    variant *items;
+    int count;
+    launch_param *launch;
+    int n_launch;
+    int total;      /* combinations before the constraints */
+    char *rejected; /* "12 by 'why', 3 by 'other'" or "" */
+} variant_set;
+
+void variant_set_free(variant_set *s);
+
+/* A configuration the space names: a baseline to compare with, or the
+ * portable fallback emitted for unknown GPUs. */
+typedef struct {
+    char *label;
+    config cfg;
+    bool portable;
+} named_config;
+
+#endif

@@ -1,0 +1,15 @@
+/* Best-kernel headers: kernels/<device>/<space>.cuh (the expanded best
+ * variant of that device, self-contained), kernels/portable/<space>.cuh and
+ * kernels/<space>.cuh, which picks one of them at run time. */
+#ifndef BARTUNE_EMIT_H
+#define BARTUNE_EMIT_H
+
+#include <stdbool.h>
+
+#include "space.h"
+
+/* Emits from every results/<device>/<space>.jsonl under results_dir, or only
+ * from `records` (a file) when given. */
+bool emit_headers(space *s, const char *results_dir, const char *records, const char *kernels_dir);
+
+#endif

@@ -1,0 +1,128 @@
+/* Commands that need no GPU: list, render, compile. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "progress.h"
+#include "session.h"
+#include "util.h"
+
+int cmd_list(const options *o) {
+    device_info d;
+    if (!session_arch_device(o, &d)) return EXIT_USAGE;
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    variant_set vs;
+    if (!session_variants(s, o, &d, &vs)) {
+        space_close(s);
+        return EXIT_INPUT;
+    }
+    for (int i = 0; i < vs.count; i++) {
+        char *p = config_describe(&vs.items[i].params);
+        printf("%s\n", p);
+        free(p);
+    }
+    int launches = 1;
+    for (int i = 0; i < vs.n_launch; i++) launches *= vs.launch[i].count;
+    printf("%d variants for %s (of %d combinations%s%s), %d launch configurations each\n",
+           vs.count, d.name, vs.total, vs.rejected[0] ? "; rejected " : "", vs.rejected, launches);
+    variant_set_free(&vs);
+    space_close(s);
+    return EXIT_OK;
+}
+
+int cmd_render(const options *o) {
+    device_info d;
+    if (!session_arch_device(o, &d)) return EXIT_USAGE;
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    variant_set vs;
+    if (!session_variants(s, o, &d, &vs)) {
+        space_close(s);
+        return EXIT_INPUT;
+    }
+    char *desc = config_describe(&vs.items[0].params);
+    if (vs.count > 1)
+        fprintf(stderr, "bartune: %d variants match; rendering the first: %s\n", vs.count, desc);
+    char *err = NULL;
+    char *src = render_for_cubin(s, &d, &vs.items[0].params, &err);
+    int rc = EXIT_OK;
+    if (src) {
+        fputs(src, stdout);
+    } else {
+        msg_error("%s", err);
+        rc = EXIT_INPUT;
+    }
+    free(src);
+    free(err);
+    free(desc);
+    variant_set_free(&vs);
+    space_close(s);
+    return rc;
+}
+
+static void compile_tick(void *ctx, const compile_job *job, int done, int total) {
+    (void)ctx;
+    progress("[%d/%d] compiled %s%s", done, total, job->key, job->cached ? " (cached)" : "");
+}
+
+int cmd_compile(const options *o) {
+    device_info d;
+    if (!session_arch_device(o, &d)) return EXIT_USAGE;
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    variant_set vs;
+    if (!session_variants(s, o, &d, &vs)) {
+        space_close(s);
+        return EXIT_INPUT;
+    }
+    char arch[16];
+    device_arch(&d, arch);
+    compiler c = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = o->jobs,
+                  .timeout = o->compile_timeout};
+    int rc = EXIT_OK;
+    compile_job *jobs = calloc((size_t)vs.count, sizeof *jobs);
+    char **sources = calloc((size_t)vs.count, sizeof *sources);
+    if (!compiler_init(&c)) rc = EXIT_FAILURE_;
+    for (int i = 0; i < vs.count && rc == EXIT_OK; i++) {
+        char *err = NULL;
+        sources[i] = render_for_cubin(s, &d, &vs.items[i].params, &err);
+        if (!sources[i]) {
+            msg_error("%s", err);
+            free(err);
+            rc = EXIT_INPUT;
+            break;
+        }
+        jobs[i].source = sources[i];
+        compile_key(&c, &jobs[i]);
+    }
+    if (rc == EXIT_OK && !compile_all(&c, jobs, vs.count, compile_tick, NULL)) rc = EXIT_INTERRUPTED;
+    progress_end();
+    int failed = 0;
+    for (int i = 0; i < vs.count && rc == EXIT_OK; i++) {
+        char *p = config_describe(&vs.items[i].params);
+        const resources *r = &jobs[i].res;
+        printf("%-15s %s regs=%d smem=%d stack=%d spills=%d/%d  %s\n",
+               compile_status_name(jobs[i].status), jobs[i].key, r->registers, r->smem_static,
+               r->stack, r->spill_stores, r->spill_loads, p);
+        if (jobs[i].status != COMPILE_OK) {
+            failed++;
+            fprintf(stderr, "--- %s (%s)\n%s", p, jobs[i].key, jobs[i].log ? jobs[i].log : "");
+        }
+        free(p);
+    }
+    if (rc == EXIT_OK) printf("%d variants compiled for %s, %d failed\n", vs.count, arch, failed);
+    if (rc == EXIT_OK && failed) rc = EXIT_FAILURE_;
+    for (int i = 0; i < vs.count; i++) {
+        compile_job_free(&jobs[i]);
+        free(sources[i]);
+    }
+    free(jobs);
+    free(sources);
+    compiler_free(&c);
+    variant_set_free(&vs);
+    space_close(s);
+    return rc;
+}

@@ -1,0 +1,198 @@
+/* bartune: tunes producer/consumer CUDA kernels for the GPU it runs on. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "proc.h"
+#include "util.h"
+
+static const char usage_text[] =
+    "usage: bartune <command> [options] [space.lua] [name=value ...]\n"
+    "\n"
+    "Tunes the kernels a Lua search space declares for the GPU of this machine.\n"
+    "\n"
+    "commands:\n"
+    "  run SPACE [k=v...]      compile, verify and time every variant on this GPU;\n"
+    "                          record results/<device>/<space>.jsonl and emit the best\n"
+    "                          as kernels/<device>/<space>.cuh (+ kernels/<space>.cuh)\n"
+    "  list SPACE [k=v...]     print the variants that survive the constraints\n"
+    "  render SPACE k=v...     print the CUDA source of one variant\n"
+    "  compile SPACE [k=v...]  compile every variant with nvcc (no GPU needed)\n"
+    "  emit SPACE              write the headers again from recorded results\n"
+    "  show SPACE              print the recorded results of this GPU, best first\n"
+    "  devices                 print the GPUs the runner sees\n"
+    "\n"
+    "Run 'bartune <command> --help' for the options of a command.\n";
+
+struct command {
+    const char *name;
+    int (*fn)(const options *);
+    bool needs_space;
+    const char *help;
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run, true,
+     "usage: bartune run SPACE [k=v...] [options]\n"
+     "Compiles every variant (cached), then on this GPU verifies each against the CPU\n"
+     "reference and times it, for every launch-time value. Records each measurement in\n"
+     "results/<device>/<space>.jsonl (skipping what is recorded for this device unless\n"
+     "--retime) and emits the fastest verified variant as a header.\n"
+     "  k=v             keep only variants with parameter k = v\n"
+     "  -j, --jobs N    nvcc processes at once (default: one per core)\n"
+     "  --n N           problem size (default: the space's n)\n"
+     "  --reps N        timed launches per variant (default 20, at least 10)\n"
+     "  --timeout S     seconds the first launch of a variant may take (default 10);\n"
+     "                  later launches get a limit scaled from its time\n"
+     "  --compile-timeout S  seconds one nvcc may take (default 120)\n"
+     "  --retime        measure again what is already recorded\n"
+     "  --no-emit       record results only\n"
+     "  --results DIR, --kernels DIR, --cache DIR, --root DIR   where things live\n"},
+    {"list", cmd_list, true,
+     "usage: bartune list SPACE [k=v...] [--arch sm_XY]\n"
+     "Prints every compile-time variant that survives the constraints, one per line,\n"
+     "then the count. Without --arch the limits of sm_90 are assumed.\n"},
+    {"render", cmd_render, true,
+     "usage: bartune render SPACE k=v... [--arch sm_XY]\n"
+     "Prints the CUDA source of the variant the k=v values select (the first one, with a\n"
+     "note on stderr, if several match).\n"},
+    {"compile", cmd_compile, true,
+     "usage: bartune compile SPACE [k=v...] [--arch sm_XY] [-j N] [--cache DIR]\n"
+     "Compiles every variant to a cubin with nvcc, N at a time, through the cache, and\n"
+     "prints each one's registers, shared memory and spills.\n"},
+    {"emit", cmd_emit, true,
+     "usage: bartune emit SPACE [--records FILE] [--results DIR] [--kernels DIR]\n"
+     "Writes kernels/<device>/<space>.cuh for every device with recorded results (or for\n"
+     "the device of FILE) and kernels/<space>.cuh, which picks the right one at run time.\n"},
+    {"show", cmd_show, true,
+     "usage: bartune show SPACE [--records FILE] [--results DIR]\n"
+     "Prints the recorded measurements, fastest first, per device.\n"},
+    {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n"},
+};
+
+static const struct command *find_command(const char *name) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg) {
+    fprintf(stderr, "%s: ", progname);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'bartune %s--help'.\n", cmd ? cmd : "");
+    return EXIT_USAGE;
+}
+
+static bool parse_number(const char *s, double lo, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || end == s || v < lo) return false;
+    *out = v;
+    return true;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    const struct command *cmd = find_command(argv[1]);
+    if (!cmd) return usage_error(NULL, "unknown command '%s'", argv[1]);
+
+    char *here = self_dir();
+    options o = {.command = cmd->name, .root = BARTUNE_ROOT, .nvcc = BARTUNE_NVCC, .jobs = 0,
+                 .reps = 20, .timeout = 10, .compile_timeout = 120};
+    char *runner = path_join(here, "bartune-runner");
+    char *cache = path_join(here, "variants");
+    o.runner = runner;
+    o.cache = cache;
+
+    enum { O_N = 256, O_REPS, O_TIMEOUT, O_CTIMEOUT, O_RETIME, O_NOEMIT, O_RESULTS, O_KERNELS,
+           O_CACHE, O_ROOT, O_ARCH, O_RECORDS, O_NVCC };
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},         {"jobs", required_argument, NULL, 'j'},
+        {"n", required_argument, NULL, O_N},      {"reps", required_argument, NULL, O_REPS},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
+        {"retime", no_argument, NULL, O_RETIME},  {"no-emit", no_argument, NULL, O_NOEMIT},
+        {"results", required_argument, NULL, O_RESULTS},
+        {"kernels", required_argument, NULL, O_KERNELS},
+        {"cache", required_argument, NULL, O_CACHE}, {"root", required_argument, NULL, O_ROOT},
+        {"arch", required_argument, NULL, O_ARCH}, {"records", required_argument, NULL, O_RECORDS},
+        {"nvcc", required_argument, NULL, O_NVCC}, {NULL, 0, NULL, 0}};
+    char cmdspace[64];
+    snprintf(cmdspace, sizeof cmdspace, "%s ", cmd->name);
+    optind = 2;
+    int c;
+    double v;
+    while ((c = getopt_long(argc, argv, "+hj:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(cmd->help, stdout); return EXIT_OK;
+        case 'j':
+            if (!parse_number(optarg, 1, &v)) return usage_error(cmdspace, "-j needs a count >= 1, got '%s'", optarg);
+            o.jobs = (int)v;
+            break;
+        case O_N:
+            if (!parse_number(optarg, 1, &v)) return usage_error(cmdspace, "--n needs a size >= 1, got '%s'", optarg);
+            o.n = (long long)v;
+            break;
+        case O_REPS:
+            if (!parse_number(optarg, 10, &v)) return usage_error(cmdspace, "--reps needs a count >= 10, got '%s'", optarg);
+            o.reps = (int)v;
+            break;
+        case O_TIMEOUT:
+            if (!parse_number(optarg, 0.1, &v)) return usage_error(cmdspace, "--timeout needs seconds >= 0.1, got '%s'", optarg);
+            o.timeout = v;
+            break;
+        case O_CTIMEOUT:
+            if (!parse_number(optarg, 0.1, &v)) return usage_error(cmdspace, "--compile-timeout needs seconds >= 0.1, got '%s'", optarg);
+            o.compile_timeout = v;
+            break;
+        case O_RETIME: o.retime = true; break;
+        case O_NOEMIT: o.no_emit = true; break;
+        case O_RESULTS: o.results = optarg; break;
+        case O_KERNELS: o.kernels = optarg; break;
+        case O_CACHE: o.cache = optarg; break;
+        case O_ROOT: o.root = optarg; break;
+        case O_ARCH: o.arch = optarg; break;
+        case O_RECORDS: o.records = optarg; break;
+        case O_NVCC: o.nvcc = optarg; break;
+        default: return usage_error(cmdspace, "%s", "bad option");
+        }
+    }
+    /* Positionals: the space, then k=v overrides. */
+    char **over = xmalloc(sizeof(char *) * (size_t)(argc + 1));
+    for (int i = optind; i < argc; i++) {
+        const char *a = argv[i];
+        if (strchr(a, '=') && a[0] != '=') {
+            over[o.n_overrides++] = argv[i];
+        } else if (!o.space_path && cmd->needs_space) {
+            o.space_path = a;
+        } else {
+            return usage_error(cmdspace, "unexpected argument '%s' (overrides are name=value)", a);
+        }
+    }
+    o.overrides = over;
+    if (cmd->needs_space && !o.space_path)
+        return usage_error(cmdspace, "%s", "which space? e.g. gen/pipeline.lua");
+    char *results = path_join(o.root, "results"), *kernels = path_join(o.root, "kernels");
+    if (!o.results) o.results = results;
+    if (!o.kernels) o.kernels = kernels;
+
+    proc_catch_signals();
+    int rc = cmd->fn(&o);
+    proc_kill_all();
+    free(over);
+    free(results);
+    free(kernels);
+    free(runner);
+    free(cache);
+    free(here);
+    return rc;
+}

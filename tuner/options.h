@@ -1,0 +1,29 @@
+/* The command line, parsed once in main.c and read by every command. */
+#ifndef BARTUNE_OPTIONS_H
+#define BARTUNE_OPTIONS_H
+
+#include <stdbool.h>
+
+typedef struct {
+    const char *command;
+    const char *space_path;
+    char **overrides; /* "k=v" */
+    int n_overrides;
+    const char *root;     /* holds gen/lib and templates/ */
+    const char *results;  /* results folder */
+    const char *kernels;  /* kernels folder */
+    const char *cache;    /* compiled variants */
+    const char *arch;     /* list/render/compile without a GPU: "sm_90" */
+    const char *runner;   /* path of bartune-runner */
+    const char *nvcc;
+    const char *records;  /* emit: a results file to read instead of results/<key>/ */
+    long long n;          /* problem size; 0: the space's */
+    int jobs;
+    int reps;
+    double timeout;       /* seconds for a first launch; later ones scale from it */
+    double compile_timeout;
+    bool retime;
+    bool no_emit;
+} options;
+
+#endif

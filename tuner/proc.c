@@ -1,0 +1,93 @@
+#include "proc.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { MAX_CHILDREN = 256 };
+static pid_t children[MAX_CHILDREN];
+volatile int proc_interrupted;
+
+static void track(pid_t pid) {
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (!children[i]) {
+            children[i] = pid;
+            return;
+        }
+}
+
+static void untrack(pid_t pid) {
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i] == pid) children[i] = 0;
+}
+
+pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        if (in_fd >= 0) dup2(in_fd, 0);
+        if (out_fd >= 0) dup2(out_fd, 1);
+        if (err_fd >= 0) dup2(err_fd, 2);
+        execvp(argv[0], argv);
+        fprintf(stderr, "bartune: cannot start %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also here: no race with a kill right after fork */
+    track(pid);
+    return pid;
+}
+
+bool proc_poll(pid_t pid, int *status) {
+    pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD)) {
+        untrack(pid);
+        return true;
+    }
+    return false;
+}
+
+void proc_kill(pid_t pid) {
+    if (pid <= 0) return;
+    killpg(pid, SIGKILL);
+    kill(pid, SIGKILL);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    untrack(pid);
+}
+
+void proc_kill_all(void) {
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i]) proc_kill(children[i]);
+}
+
+static void on_signal(int sig) {
+    (void)sig;
+    proc_interrupted = 1;
+}
+
+void proc_catch_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: blocking reads return EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+const char *proc_describe(int status, char buf[64]) {
+    if (WIFEXITED(status))
+        snprintf(buf, 64, "exit code %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, 64, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, 64, "status %d", status);
+    return buf;
+}

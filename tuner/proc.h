@@ -1,0 +1,24 @@
+/* Child processes in their own process groups, so that a timeout or Ctrl-C
+ * kills a child with everything it started (nvcc starts cicc and ptxas). */
+#ifndef BARTUNE_PROC_H
+#define BARTUNE_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Starts argv[0] (searched in PATH) with the given fds as its stdin, stdout
+ * and stderr (-1: inherit). Returns the pid, or -1 with errno set. */
+pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd);
+/* Non-blocking: true when the child has ended; *status as from waitpid. */
+bool proc_poll(pid_t pid, int *status);
+/* Kills the child's whole process group and reaps it. */
+void proc_kill(pid_t pid);
+/* Kills every child still running (Ctrl-C, fatal errors). */
+void proc_kill_all(void);
+/* Set by SIGINT/SIGTERM once proc_catch_signals() has run. */
+extern volatile int proc_interrupted;
+void proc_catch_signals(void);
+/* Describes a wait status for people: "exit code 2", "killed by signal 9". */
+const char *proc_describe(int status, char buf[64]);
+
+#endif

@@ -1,0 +1,43 @@
+#include "progress.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static int tty = -1;
+static bool drawn;
+
+static bool is_tty(void) {
+    if (tty < 0) tty = isatty(2);
+    return tty == 1;
+}
+
+void progress(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (is_tty()) {
+        fputs("\r\x1b[K", stderr);
+        vfprintf(stderr, fmt, ap);
+        drawn = true;
+    } else {
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
+    fflush(stderr);
+}
+
+void progress_end(void) {
+    if (drawn) fputs("\r\x1b[K", stderr);
+    drawn = false;
+}
+
+void progress_note(const char *fmt, ...) {
+    progress_end();
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}

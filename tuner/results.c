@@ -1,0 +1,175 @@
+#include "results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+json_t *results_load(const char *path, int *dropped, char **err) {
+    *dropped = 0;
+    size_t len;
+    char *text = read_file(path, &len);
+    json_t *arr = json_array();
+    if (!text) {
+        if (errno == ENOENT) return arr;
+        *err = xasprintf("cannot read %s: %s", path, strerror(errno));
+        json_decref(arr);
+        return NULL;
+    }
+    int lineno = 0;
+    for (char *line = text, *next; line < text + len; line = next) {
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        next = nl ? nl + 1 : text + len;
+        lineno++;
+        if (!nl) { /* torn: the writer died mid-line */
+            (*dropped)++;
+            break;
+        }
+        *nl = '\0';
+        if (!*line) continue;
+        json_error_t je;
+        json_t *rec = json_loads(line, 0, &je);
+        if (!json_is_object(rec)) {
+            (*dropped)++;
+            json_decref(rec);
+            continue;
+        }
+        const char *fmt = json_string_value(json_object_get(rec, "format"));
+        if (!fmt || strcmp(fmt, RESULTS_FORMAT) != 0) {
+            *err = xasprintf("%s:%d: not a bartune results record (format %s, expected %s)", path,
+                             lineno, fmt ? fmt : "missing", RESULTS_FORMAT);
+            json_decref(rec);
+            json_decref(arr);
+            free(text);
+            return NULL;
+        }
+        json_array_append_new(arr, rec);
+    }
+    free(text);
+    return arr;
+}
+
+/* Cuts a torn last line so that the next append starts on a fresh line. */
+static bool drop_torn_tail(int fd) {
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size <= 0) return true;
+    off_t pos = size;
+    char buf[4096];
+    while (pos > 0) {
+        size_t chunk = pos > (off_t)sizeof buf ? sizeof buf : (size_t)pos;
+        if (pread(fd, buf, chunk, pos - (off_t)chunk) != (ssize_t)chunk) return false;
+        for (size_t i = chunk; i > 0; i--)
+            if (buf[i - 1] == '\n') {
+                off_t keep = pos - (off_t)chunk + (off_t)i;
+                return keep == size || ftruncate(fd, keep) == 0;
+            }
+        pos -= (off_t)chunk;
+    }
+    return ftruncate(fd, 0) == 0;
+}
+
+bool results_open(results_store *s, const char *dir, const char *space, char **err) {
+    memset(s, 0, sizeof *s);
+    s->fd = s->lock_fd = -1;
+    if (!mkdir_p(dir)) {
+        *err = xasprintf("cannot create %s: %s", dir, strerror(errno));
+        return false;
+    }
+    char *lock = xasprintf("%s/.%s.lock", dir, space);
+    s->lock_fd = open(lock, O_RDWR | O_CREAT, 0644);
+    if (s->lock_fd < 0) {
+        *err = xasprintf("cannot open the lock %s: %s", lock, strerror(errno));
+        free(lock);
+        return false;
+    }
+    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        char holder[32] = "";
+        ssize_t n = pread(s->lock_fd, holder, sizeof holder - 1, 0);
+        holder[n > 0 ? n : 0] = '\0';
+        holder[strcspn(holder, "\n")] = '\0';
+        msg_warn("waiting for %s: another bartune (pid %s) is tuning into the same results",
+                 lock, holder[0] ? holder : "?");
+        if (flock(s->lock_fd, LOCK_EX) != 0) {
+            *err = xasprintf("gave up waiting for the lock %s: %s", lock, strerror(errno));
+            free(lock);
+            return false;
+        }
+    }
+    char pid[32];
+    int pl = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(s->lock_fd, 0) != 0 || pwrite(s->lock_fd, pid, (size_t)pl, 0) != pl) {
+        /* the pid is only for the message above */
+    }
+    free(lock);
+    s->path = xasprintf("%s/%s.jsonl", dir, space);
+    s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND, 0644);
+    if (s->fd < 0 || !drop_torn_tail(s->fd)) {
+        *err = xasprintf("cannot open %s for appending: %s", s->path, strerror(errno));
+        return false;
+    }
+    int dropped;
+    s->records = results_load(s->path, &dropped, err);
+    if (!s->records) return false;
+    if (dropped) msg_warn("%s: ignored %d unreadable line(s)", s->path, dropped);
+    return true;
+}
+
+bool results_append(results_store *s, json_t *record, char **err) {
+    char *line = json_dumps(record, JSON_COMPACT | JSON_SORT_KEYS);
+    size_t len = strlen(line);
+    line = xrealloc(line, len + 2);
+    line[len++] = '\n';
+    /* One write of a whole line: O_APPEND keeps it in one piece. */
+    bool ok = write(s->fd, line, len) == (ssize_t)len && fsync(s->fd) == 0;
+    free(line);
+    if (!ok) {
+        *err = xasprintf("cannot append to %s: %s", s->path, strerror(errno));
+        return false;
+    }
+    json_array_append(s->records, record);
+    return true;
+}
+
+void results_close(results_store *s) {
+    if (s->fd >= 0) close(s->fd);
+    if (s->lock_fd >= 0) close(s->lock_fd); /* releases the flock */
+    json_decref(s->records);
+    free(s->path);
+    memset(s, 0, sizeof *s);
+    s->fd = s->lock_fd = -1;
+}
+
+static bool config_contains(json_t *config, json_t *part) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(part, k, v) {
+        if (!json_equal(json_object_get(config, k), v)) return false;
+    }
+    return true;
+}
+
+json_t *results_best_matching(json_t *records, json_t *part, long long n) {
+    json_t *best = NULL, *rec;
+    size_t i;
+    double best_ms = 0;
+    json_array_foreach(records, i, rec) {
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        if (!st || strcmp(st, "ok") != 0) continue;
+        if (n > 0 && json_integer_value(json_object_get(rec, "n")) != n) continue;
+        if (part && !config_contains(json_object_get(rec, "config"), part)) continue;
+        double ms = json_number_value(json_object_get(rec, "median_ms"));
+        if (!best || ms < best_ms) {
+            best = rec;
+            best_ms = ms;
+        }
+    }
+    return best;
+}
+
+json_t *results_best(json_t *records, long long n) { return results_best_matching(records, NULL, n); }

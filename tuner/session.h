@@ -1,0 +1,27 @@
+/* What several commands share: opening the space named on the command line,
+ * the device to expand it for, and turning configs into JSON. */
+#ifndef BARTUNE_SESSION_H
+#define BARTUNE_SESSION_H
+
+#include <jansson.h>
+
+#include "config.h"
+#include "device.h"
+#include "options.h"
+#include "space.h"
+
+/* Prints the error and returns NULL on failure. */
+space *session_open_space(const options *o);
+/* The device of --arch (default sm_90), for commands that need no GPU. */
+bool session_arch_device(const options *o, device_info *d);
+/* Expands the space; prints the error (and returns false) on failure or
+ * when the constraints leave nothing. */
+bool session_variants(space *s, const options *o, const device_info *d, variant_set *out);
+/* Integers as JSON numbers, identifiers as strings. */
+json_t *config_json(const config *c);
+/* The standalone .cu of a variant, as compiled to a cubin. */
+char *render_for_cubin(space *s, const device_info *d, const config *params, char **err);
+/* 64-bit hash of a text, as 16 hex digits. */
+void text_hash(const char *text, char out[17]);
+
+#endif

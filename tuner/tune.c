@@ -1,0 +1,521 @@
+/* bartune run: compile, verify and time every variant on this GPU, record
+ * each measurement, then emit the best. Also `devices` and `show`. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "emit.h"
+#include "progress.h"
+#include "proc.h"
+#include "results.h"
+#include "runner_client.h"
+#include "session.h"
+#include "util.h"
+
+/* Verifying launches, warm-up and the timed ones: what the runner does after
+ * its probe launch, for the time limit. */
+enum { LAUNCHES_BESIDES_TIMED = 6 };
+static const double SETUP_TIMEOUT = 900; /* CPU reference of a large problem */
+
+typedef struct {
+    const options *o;
+    space *s;
+    device_info dev;
+    char key[160], fingerprint[320];
+    const char *nvcc_version;
+    long long n;
+    unsigned long long seed;
+    runner_client runner;
+    results_store store;
+    int measured, skipped, failed;
+} run_ctx;
+
+static bool parse_device(const char *json, device_info *d) {
+    json_error_t je;
+    json_t *j = json_loads(json, 0, &je);
+    if (!j) return false;
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", json_string_value(json_object_get(j, "name")));
+    snprintf(d->driver, sizeof d->driver, "%s", json_string_value(json_object_get(j, "driver")));
+#define GETI(f) d->f = (int)json_integer_value(json_object_get(j, #f))
+    GETI(cc_major); GETI(cc_minor); GETI(sms); GETI(max_threads_per_block);
+    GETI(max_threads_per_sm); GETI(max_blocks_per_sm); GETI(smem_per_block_optin);
+    GETI(smem_per_sm); GETI(regs_per_sm); GETI(l2_bytes); GETI(cuda_version);
+#undef GETI
+    d->real = true;
+    json_decref(j);
+    return d->cc_major > 0;
+}
+
+/* Starts a runner and reads its device. */
+static bool start_runner(run_ctx *c, char **why) {
+    if (!runner_start(&c->runner, c->o->runner, 0)) {
+        *why = xasprintf("cannot start %s", c->o->runner);
+        return false;
+    }
+    char *ans = NULL;
+    runner_result r = runner_request(&c->runner, "info", 60, 0, &ans);
+    bool ok = r == RUNNER_OK && parse_device(ans, &c->dev);
+    if (!ok) *why = ans ? ans : xstrdup("the runner gave no device");
+    else free(ans);
+    return ok;
+}
+
+static bool setup_problem(run_ctx *c) {
+    char req[512], *ans = NULL;
+    snprintf(req, sizeof req, "problem %s %lld %llu", space_problem(c->s), c->n, c->seed);
+    progress("preparing %s, n = %lld (inputs and CPU reference)", space_problem(c->s), c->n);
+    runner_result r = runner_request(&c->runner, req, SETUP_TIMEOUT, 0, &ans);
+    if (r != RUNNER_OK) msg_error("the runner could not set up problem '%s': %s", space_problem(c->s), ans ? ans : "interrupted");
+    free(ans);
+    return r == RUNNER_OK;
+}
+
+static bool restart_runner(run_ctx *c) {
+    runner_stop(&c->runner);
+    device_info keep = c->dev;
+    char *why = NULL;
+    if (!start_runner(c, &why)) {
+        msg_error("could not restart the runner: %s", why);
+        free(why);
+        return false;
+    }
+    c->dev = keep;
+    return setup_problem(c);
+}
+
+static json_t *new_record(run_ctx *c, const variant *v, const config *launch, const char *key,
+                          const char *src_hash, const char *status) {
+    json_t *rec = json_object();
+    config all;
+    config_copy(&all, &v->params);
+    for (int i = 0; launch && i < launch->count; i++)
+        config_set(&all, launch->items[i].name, launch->items[i].value);
+    char date[32];
+    utc_timestamp(date);
+    json_object_set_new(rec, "format", json_string(RESULTS_FORMAT));
+    json_object_set_new(rec, "space", json_string(space_name(c->s)));
+    json_object_set_new(rec, "status", json_string(status));
+    json_object_set_new(rec, "config", config_json(&all));
+    json_object_set_new(rec, "derived", config_json(&v->derived));
+    json_object_set_new(rec, "key", json_string(key));
+    json_object_set_new(rec, "source_hash", json_string(src_hash));
+    json_object_set_new(rec, "n", json_integer(c->n));
+    json_object_set_new(rec, "seed", json_integer((json_int_t)(c->seed & 0x7fffffffffffffffull)));
+    char cc[8];
+    snprintf(cc, sizeof cc, "%d.%d", c->dev.cc_major, c->dev.cc_minor);
+    json_object_set_new(rec, "device",
+                        json_pack("{s:s, s:s, s:i, s:s, s:i}", "name", c->dev.name, "cc", cc,
+                                  "sms", c->dev.sms, "driver", c->dev.driver, "cuda",
+                                  c->dev.cuda_version));
+    json_object_set_new(rec, "fingerprint", json_string(c->fingerprint));
+    json_object_set_new(rec, "nvcc", json_string(c->nvcc_version));
+    json_object_set_new(rec, "date", json_string(date));
+    config_free(&all);
+    return rec;
+}
+
+static void set_resources(json_t *rec, const resources *r) {
+    json_object_set_new(rec, "resources",
+                        json_pack("{s:i, s:i, s:i, s:i, s:i}", "registers", r->registers,
+                                  "smem_static", r->smem_static, "stack", r->stack,
+                                  "spill_stores", r->spill_stores, "spill_loads", r->spill_loads));
+}
+
+static bool append(run_ctx *c, json_t *rec) {
+    char *err = NULL;
+    bool ok = results_append(&c->store, rec, &err);
+    if (!ok) {
+        msg_error("%s", err);
+        free(err);
+    }
+    json_decref(rec);
+    return ok;
+}
+
+/* A record with this id measured under this fingerprint already exists. */
+static bool recorded(run_ctx *c, const char *id) {
+    json_t *rec;
+    size_t i;
+    json_array_foreach(c->store.records, i, rec) {
+        const char *rid = json_string_value(json_object_get(rec, "id"));
+        const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
+        if (rid && fp && !strcmp(rid, id) && !strcmp(fp, c->fingerprint)) return true;
+    }
+    return false;
+}
+
+static void record_id(const char *key, const config *launch, long long n, char out[17]) {
+    char *l = launch ? config_describe(launch) : xstrdup("*");
+    char *text = xasprintf("%s|%s|%lld", key, l, n);
+    text_hash(text, out);
+    free(text);
+    free(l);
+}
+
+/* Turns a runner answer into the record's status and figures. */
+static void fill_measurement(json_t *rec, runner_result r, const char *ans) {
+    double med, mn, mx;
+    int occ;
+    if (r == RUNNER_OK && sscanf(ans, "%lf %lf %lf %d", &med, &mn, &mx, &occ) == 4) {
+        json_object_set_new(rec, "median_ms", json_real(med));
+        json_object_set_new(rec, "min_ms", json_real(mn));
+        json_object_set_new(rec, "max_ms", json_real(mx));
+        json_object_set_new(rec, "occupancy", json_integer(occ));
+        return;
+    }
+    char status[64] = "runner_error";
+    const char *msg = ans ? ans : "";
+    if (r == RUNNER_FAIL && sscanf(ans, "%63s", status) == 1) msg = ans + strlen(status) + (ans[strlen(status)] == ' ');
+    if (r == RUNNER_TIMEOUT) snprintf(status, sizeof status, "hang");
+    if (r == RUNNER_DIED) snprintf(status, sizeof status, "crash");
+    json_object_set_new(rec, "status", json_string(status));
+    json_object_set_new(rec, "message", json_string(msg));
+}
+
+typedef struct {
+    int count;
+    config *items;
+} launch_list;
+
+/* Every combination of the launch-time values. */
+static launch_list launch_combinations(const variant_set *vs) {
+    launch_list l = {1, NULL};
+    for (int i = 0; i < vs->n_launch; i++) l.count *= vs->launch[i].count;
+    l.items = calloc((size_t)l.count, sizeof(config));
+    for (int k = 0; k < l.count; k++) {
+        int rest = k;
+        for (int i = vs->n_launch - 1; i >= 0; i--) {
+            const launch_param *p = &vs->launch[i];
+            config_set(&l.items[k], p->name, p->values[rest % p->count]);
+            rest /= p->count;
+        }
+    }
+    /* config_set appends in reverse; put them in declaration order */
+    for (int k = 0; k < l.count; k++) {
+        config *cfg = &l.items[k];
+        for (int a = 0, b = cfg->count - 1; a < b; a++, b--) {
+            kv t = cfg->items[a];
+            cfg->items[a] = cfg->items[b];
+            cfg->items[b] = t;
+        }
+    }
+    return l;
+}
+
+static void compile_tick(void *ctx, const compile_job *job, int done, int total) {
+    (void)ctx;
+    progress("[compile %d/%d] %s%s", done, total, job->key, job->cached ? " (cached)" : "");
+}
+
+/* Measures one compiled variant at one launch configuration. Returns false
+ * when the run must stop (Ctrl-C, or the runner cannot be restarted). */
+static bool measure(run_ctx *c, const variant *v, const compile_job *job, const char *src_hash,
+                    const config *launch, const char *id, int index, int total) {
+    char req[8192], *ans = NULL;
+    snprintf(req, sizeof req, "measure %s bartune_kernel %lld %lld %lld %lld %d", job->cubin,
+             config_get_int(&v->derived, "threads", 0), config_get_int(&v->derived, "smem_bytes", 0),
+             config_get_int(launch, "blocks_per_sm", 1), config_get_int(&v->params, "tile", 0),
+             c->o->reps);
+    char *desc = config_describe(&v->params), *ldesc = config_describe(launch);
+    progress("[%d/%d] measuring %s %s", index, total, desc, ldesc);
+    runner_result r = runner_request(&c->runner, req, c->o->timeout + 10,
+                                     c->o->reps + LAUNCHES_BESIDES_TIMED, &ans);
+    bool go_on = r != RUNNER_INTERRUPTED;
+    if (go_on) {
+        json_t *rec = new_record(c, v, launch, job->key, src_hash, "ok");
+        json_object_set_new(rec, "id", json_string(id));
+        set_resources(rec, &job->res);
+        fill_measurement(rec, r, ans);
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        if (strcmp(st, "ok") != 0) {
+            c->failed++;
+            if (strcmp(st, "over_occupancy") != 0)
+                progress_note("%s: %s %s: %s", st, desc, ldesc,
+                              json_string_value(json_object_get(rec, "message")));
+        }
+        c->measured++;
+        go_on = append(c, rec);
+        int status;
+        bool dead = c->runner.pid <= 0 || proc_poll(c->runner.pid, &status);
+        if (dead) {
+            c->runner.pid = -1;
+            go_on = go_on && restart_runner(c);
+        }
+    }
+    free(ans);
+    free(desc);
+    free(ldesc);
+    return go_on;
+}
+
+static void print_row(json_t *rec, const char *label, double best) {
+    double med = json_number_value(json_object_get(rec, "median_ms"));
+    char *cfg = json_dumps(json_object_get(rec, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx  %s\n", label, med,
+           json_number_value(json_object_get(rec, "min_ms")),
+           json_number_value(json_object_get(rec, "max_ms")), best > 0 ? med / best : 0, cfg);
+    free(cfg);
+}
+
+/* The table at the end: the best variants, then the space's baselines. */
+static void print_summary(space *s, json_t *records, long long n, const char *devname) {
+    json_t *best = results_best(records, n);
+    if (!best) {
+        printf("no variant verified on %s\n", devname);
+        return;
+    }
+    double b = json_number_value(json_object_get(best, "median_ms"));
+    printf("\n%s, n = %lld: median/min/max ms over timed launches; x = time / best\n", devname, n);
+    printf("  %-26s %9s %9s %9s %8s  %s\n", "", "median", "min", "max", "x", "config");
+    /* the five fastest, distinct records */
+    json_t *sorted = json_array(), *rec;
+    size_t i;
+    json_array_foreach(records, i, rec) {
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        if (st && !strcmp(st, "ok") && json_integer_value(json_object_get(rec, "n")) == n)
+            json_array_append(sorted, rec);
+    }
+    for (int rank = 0; rank < 5 && json_array_size(sorted) > 0; rank++) {
+        size_t bi = 0;
+        double bm = 1e300;
+        json_array_foreach(sorted, i, rec) {
+            double m = json_number_value(json_object_get(rec, "median_ms"));
+            if (m < bm) bm = m, bi = i;
+        }
+        char label[32];
+        snprintf(label, sizeof label, "#%d", rank + 1);
+        print_row(json_array_get(sorted, bi), label, b);
+        json_array_remove(sorted, bi);
+    }
+    json_decref(sorted);
+    int count;
+    const named_config *named = space_named(s, &count);
+    for (int k = 0; k < count; k++) {
+        if (named[k].portable) continue;
+        json_t *part = config_json(&named[k].cfg);
+        json_t *r = results_best_matching(records, part, n);
+        if (r) print_row(r, named[k].label, b);
+        else printf("  %-26s (not measured on this device)\n", named[k].label);
+        json_decref(part);
+    }
+}
+
+static void count_statuses(json_t *records) {
+    json_t *counts = json_object(), *rec;
+    size_t i;
+    json_array_foreach(records, i, rec) {
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        json_t *c = json_object_get(counts, st ? st : "?");
+        json_object_set_new(counts, st ? st : "?", json_integer(c ? json_integer_value(c) + 1 : 1));
+    }
+    const char *k;
+    json_t *v;
+    printf("records by status:");
+    json_object_foreach(counts, k, v) printf(" %s %lld", k, (long long)json_integer_value(v));
+    printf("\n");
+    json_decref(counts);
+}
+
+static int run_all(run_ctx *c, variant_set *vs, char **sources) {
+    const options *o = c->o;
+    char arch[16];
+    device_arch(&c->dev, arch);
+    compiler comp = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = o->jobs,
+                     .timeout = o->compile_timeout};
+    if (!compiler_init(&comp)) return EXIT_FAILURE_;
+    c->nvcc_version = comp.version;
+    compile_job *jobs = calloc((size_t)vs->count, sizeof *jobs);
+    for (int i = 0; i < vs->count; i++) {
+        jobs[i].source = sources[i];
+        compile_key(&comp, &jobs[i]);
+    }
+    launch_list ll = launch_combinations(vs);
+    int rc = EXIT_OK;
+    if (!compile_all(&comp, jobs, vs->count, compile_tick, NULL)) rc = EXIT_INTERRUPTED;
+    bool problem_ready = false;
+    int total = vs->count * ll.count, index = 0;
+    for (int i = 0; i < vs->count && rc == EXIT_OK; i++) {
+        char src_hash[17], id[17];
+        text_hash(sources[i], src_hash);
+        if (jobs[i].status != COMPILE_OK) {
+            index += ll.count;
+            record_id(jobs[i].key, NULL, c->n, id);
+            if (recorded(c, id) && !o->retime) continue;
+            json_t *rec = new_record(c, &vs->items[i], NULL, jobs[i].key, src_hash,
+                                     compile_status_name(jobs[i].status));
+            json_object_set_new(rec, "id", json_string(id));
+            json_object_set_new(rec, "message", json_string(jobs[i].log ? jobs[i].log : ""));
+            char *desc = config_describe(&vs->items[i].params);
+            progress_note("%s: %s (log in the record)", compile_status_name(jobs[i].status), desc);
+            free(desc);
+            c->failed++;
+            if (!append(c, rec)) rc = EXIT_FAILURE_;
+            continue;
+        }
+        for (int k = 0; k < ll.count && rc == EXIT_OK; k++) {
+            index++;
+            record_id(jobs[i].key, &ll.items[k], c->n, id);
+            if (recorded(c, id) && !o->retime) {
+                c->skipped++;
+                continue;
+            }
+            if (!problem_ready && !(problem_ready = setup_problem(c))) rc = EXIT_FAILURE_;
+            else if (!measure(c, &vs->items[i], &jobs[i], src_hash, &ll.items[k], id, index, total))
+                rc = proc_interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE_;
+        }
+    }
+    progress_end();
+    for (int i = 0; i < vs->count; i++) compile_job_free(&jobs[i]);
+    free(jobs);
+    for (int k = 0; k < ll.count; k++) config_free(&ll.items[k]);
+    free(ll.items);
+    c->nvcc_version = NULL;
+    compiler_free(&comp);
+    return rc;
+}
+
+static bool check_launch_params(const variant_set *vs, const char *file) {
+    for (int i = 0; i < vs->n_launch; i++)
+        if (strcmp(vs->launch[i].name, "blocks_per_sm") != 0) {
+            msg_error("%s: launch parameter '%s' is not one the runner applies (it knows "
+                      "blocks_per_sm); make it a param() instead",
+                      file, vs->launch[i].name);
+            return false;
+        }
+    return true;
+}
+
+int cmd_run(const options *o) {
+    run_ctx c = {.o = o};
+    c.s = session_open_space(o);
+    if (!c.s) return EXIT_INPUT;
+    char *why = NULL;
+    if (!start_runner(&c, &why)) {
+        msg_error("no GPU to tune on: %s\n(list, render, compile and emit work without one)", why);
+        free(why);
+        runner_stop(&c.runner);
+        space_close(c.s);
+        return EXIT_NO_GPU;
+    }
+    device_key(&c.dev, c.key);
+    device_fingerprint(&c.dev, c.fingerprint);
+    c.n = o->n ? o->n : space_n(c.s);
+    c.seed = (unsigned long long)time(NULL) * 2654435761ull ^ (unsigned long long)getpid();
+    variant_set vs;
+    int rc = EXIT_OK;
+    char **sources = NULL;
+    if (!session_variants(c.s, o, &c.dev, &vs)) {
+        rc = EXIT_INPUT;
+    } else if (!check_launch_params(&vs, space_file(c.s))) {
+        rc = EXIT_INPUT;
+    } else {
+        /* Render everything before anything is written: a template error
+         * leaves results/ untouched. */
+        sources = calloc((size_t)vs.count, sizeof *sources);
+        for (int i = 0; i < vs.count && rc == EXIT_OK; i++) {
+            char *err = NULL;
+            sources[i] = render_for_cubin(c.s, &c.dev, &vs.items[i].params, &err);
+            if (!sources[i]) {
+                msg_error("%s", err);
+                free(err);
+                rc = EXIT_INPUT;
+            }
+        }
+    }
+    char *dir = path_join(o->results, c.key), *err = NULL;
+    if (rc == EXIT_OK && !results_open(&c.store, dir, space_name(c.s), &err)) {
+        msg_error("%s", err);
+        free(err);
+        rc = EXIT_FAILURE_;
+    } else if (rc == EXIT_OK) {
+        fprintf(stderr, "bartune: %s on %s (%s): %d variants x launch values, results in %s\n",
+                space_name(c.s), c.dev.name, c.key, vs.count, c.store.path);
+        rc = run_all(&c, &vs, sources);
+        fprintf(stderr, "bartune: %d measured, %d already recorded, %d not ok\n", c.measured,
+                c.skipped, c.failed);
+        print_summary(c.s, c.store.records, c.n, c.dev.name);
+        count_statuses(c.store.records);
+        char *path = xstrdup(c.store.path);
+        results_close(&c.store);
+        if (rc == EXIT_OK && !o->no_emit &&
+            !emit_headers(c.s, o->results, path, o->kernels))
+            rc = EXIT_FAILURE_;
+        free(path);
+    }
+    free(dir);
+    if (sources) {
+        for (int i = 0; i < vs.count; i++) free(sources[i]);
+        free(sources);
+        variant_set_free(&vs);
+    }
+    runner_stop(&c.runner);
+    space_close(c.s);
+    return rc;
+}
+
+int cmd_devices(const options *o) {
+    run_ctx c = {.o = o};
+    char *why = NULL;
+    if (!start_runner(&c, &why)) {
+        msg_error("no GPU: %s", why);
+        free(why);
+        runner_stop(&c.runner);
+        return EXIT_NO_GPU;
+    }
+    device_key(&c.dev, c.key);
+    printf("%s: %s, compute capability %d.%d, %d SMs, %d KiB shared memory per block, driver %s, "
+           "CUDA %d.%d\n",
+           c.key, c.dev.name, c.dev.cc_major, c.dev.cc_minor, c.dev.sms,
+           c.dev.smem_per_block_optin / 1024, c.dev.driver, c.dev.cuda_version / 1000,
+           c.dev.cuda_version % 1000 / 10);
+    runner_stop(&c.runner);
+    return EXIT_OK;
+}
+
+/* Prints one results file's summary. */
+static bool show_file(space *s, const char *path) {
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, &dropped, &err);
+    if (!recs) {
+        msg_error("%s", err);
+        free(err);
+        return false;
+    }
+    json_t *first = json_array_get(recs, 0);
+    const char *name = first ? json_string_value(json_object_get(json_object_get(first, "device"), "name")) : NULL;
+    printf("== %s (%zu records%s)\n", path, json_array_size(recs), dropped ? ", torn lines dropped" : "");
+    print_summary(s, recs, space_n(s), name ? name : "?");
+    count_statuses(recs);
+    json_decref(recs);
+    return true;
+}
+
+int cmd_show(const options *o) {
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    bool ok = true;
+    if (o->records) {
+        ok = show_file(s, o->records);
+    } else {
+        DIR *d = opendir(o->results);
+        struct dirent *e;
+        int shown = 0;
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] == '.') continue;
+            char *path = xasprintf("%s/%s/%s.jsonl", o->results, e->d_name, space_name(s));
+            if (file_exists(path)) ok = show_file(s, path) && ok, shown++;
+            free(path);
+        }
+        if (d) closedir(d);
+        if (!shown) printf("no results for %s under %s\n", space_name(s), o->results);
+    }
+    space_close(s);
+    return ok ? EXIT_OK : EXIT_INPUT;
+}
