@@ -62,14 +62,22 @@ static int attr(CUdevice_attribute a) {
     return v;
 }
 
+/* The kernel module's version: the first token of /proc/driver/nvidia/version
+ * that looks like 580.95.05. */
 static void driver_version(char out[64]) {
     snprintf(out, 64, "unknown");
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f) return;
     char line[512];
     if (fgets(line, sizeof line, f)) {
-        char *k = strstr(line, "Kernel Module");
-        if (k && sscanf(k + 13, " %63s", out) != 1) snprintf(out, 64, "unknown");
+        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+            unsigned a, b;
+            char rest;
+            if (sscanf(tok, "%u.%u%c", &a, &b, &rest) >= 2 && strspn(tok, "0123456789.") == strlen(tok)) {
+                snprintf(out, 64, "%s", tok);
+                break;
+            }
+        }
     }
     fclose(f);
 }

@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
     optind = 2;
     int c;
     double v;
-    while ((c = getopt_long(argc, argv, "+hj:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(cmd->help, stdout); return EXIT_OK;
         case 'j':
