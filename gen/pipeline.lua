@@ -11,14 +11,14 @@ space {
 param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("producer", { "regs", "cp_async", "bulk" })
 param("producer_warps", { 1, 2, 4 })
-param("consumer_warps", { 4, 8 })
+param("consumer_warps", { 4, 6, 8 })
 param("stages", { 2, 4 })
 param("tile", { 1024, 2048 })   -- floats per stage
 param("vec", { 4 })             -- floats per producer access
 param("cvec", { 1, 4 })         -- floats per consumer step: independent FMA chains
 param("release", { "thread", "warp" })
 -- Launch-time: tried for every compiled variant, no recompile.
-launch_param("blocks_per_sm", { 1, 2, 3, 4, 6, 8 })
+launch_param("blocks_per_sm", { 1, 2, 3, 4, 6, 8, 12, 16 })
 
 -- Values every variant needs, computed once here.
 derive(function(c, dev)

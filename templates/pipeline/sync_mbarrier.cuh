@@ -17,11 +17,18 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
+// try_wait (sm_90) suspends the thread for a while inside the instruction;
+// sm_80 has only the non-blocking test_wait.
+#if __CUDA_ARCH__ >= 900
+#define BARTUNE_MBAR_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
+#else
+#define BARTUNE_MBAR_WAIT "mbarrier.test_wait.parity.shared::cta.b64"
+#endif
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     uint32_t done;
     do {
         asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     BARTUNE_MBAR_WAIT " p, [%1], %2;\n\t"
                      "selp.u32 %0, 1, 0, p;\n\t}"
                      : "=r"(done)
                      : "r"(bar), "r"(parity)
