@@ -134,6 +134,16 @@ static void read_pairs(lua_State *L, config *c) {
     }
 }
 
+/* Lua tables have no order; sort by name so output is reproducible. */
+static void sort_config(config *c) {
+    for (int i = 1; i < c->count; i++)
+        for (int j = i; j > 0 && strcmp(c->items[j - 1].name, c->items[j].name) > 0; j--) {
+            kv t = c->items[j];
+            c->items[j] = c->items[j - 1];
+            c->items[j - 1] = t;
+        }
+}
+
 static void read_named(space *s) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref); /* S */
@@ -156,6 +166,7 @@ static void read_named(space *s) {
             lua_pop(L, 1);
         }
         lua_pop(L, 2); /* S list */
+        sort_config(&nc->cfg);
     }
     lua_pop(L, 2);
 }
