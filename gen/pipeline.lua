@@ -5,32 +5,37 @@ space {
   template = "pipeline.cu",  -- under templates/
   problem = "pipeline",      -- the runner's CPU reference and kernel ABI
   n = 1 << 28,
+  -- What one element costs at least, for the floor `bartune bench` reports:
+  bytes_per_item = 8,        -- read 4 B, write 4 B
+  fma_per_item = 64,         -- the chain
 }
 
 -- Compile-time parameters: each combination is one rendered .cu.
-param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
+-- "none": the plain elementwise kernel (no shared memory), the yardstick.
+param("barrier", { "none", "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("producer", { "regs", "cp_async", "bulk" })
 param("producer_warps", { 1, 2, 4 })
 param("consumer_warps", { 4, 6, 8 })
 param("stages", { 2, 4 })
 param("tile", { 1024, 2048 })   -- floats per stage
 param("vec", { 4 })             -- floats per producer access
-param("cvec", { 1, 4 })         -- floats per consumer step: independent FMA chains
+param("cvec", { 1, 4, 8 })      -- floats per consumer step: independent FMA chains
 param("release", { "thread", "warp" })
 -- Launch-time: tried for every compiled variant, no recompile.
 launch_param("blocks_per_sm", { 1, 2, 3, 4, 6, 8, 12, 16 })
 
 -- Values every variant needs, computed once here.
 derive(function(c, dev)
-  c.threads = 32 * (c.producer_warps + c.consumer_warps)
+  local plain = c.barrier == "none"
+  c.threads = 32 * (c.consumer_warps + (plain and 0 or c.producer_warps))
   local objects = c.barrier == "cuda_barrier" or c.barrier == "mbarrier"
   c.bar_area = objects and 256 or 0
-  c.smem_bytes = c.bar_area + c.stages * c.tile * 4
+  c.smem_bytes = plain and 0 or c.bar_area + c.stages * c.tile * 4
   c.full_count = c.producer == "bulk" and 1 or 32 * c.producer_warps
   c.empty_count = c.release == "warp" and c.consumer_warps or 32 * c.consumer_warps
-  local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
+  local needs = { none = 70, syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
   c.min_cc = math.max(needs[c.barrier], c.producer == "bulk" and 90 or c.producer == "cp_async" and 80 or 70)
-  c.align_bytes = c.producer == "bulk" and 16 or 4 * math.max(c.vec, c.cvec)
+  c.align_bytes = c.producer == "bulk" and 16 or 4 * math.min(4, math.max(c.vec, c.cvec))
 end)
 
 constraint("the device's architecture has the barrier and producer", function(c, dev)
@@ -41,6 +46,10 @@ constraint("threads per block within the device's limit", function(c, dev)
 end)
 constraint("shared memory within the device's per-block limit", function(c, dev)
   return c.smem_bytes <= dev.smem_per_block
+end)
+constraint("the plain kernel has no producers, stages or tiles: one canonical variant per shape", function(c)
+  return c.barrier ~= "none" or (c.producer == "regs" and c.producer_warps == 1 and c.stages == 2
+    and c.tile == 1024 and c.release == "thread")
 end)
 constraint("lockstep needs two stages (one to fill, one to drain)", function(c)
   return c.barrier ~= "syncthreads" or c.stages >= 2
@@ -67,6 +76,7 @@ baseline("seed __syncthreads 4+4", { barrier = "syncthreads", producer = "regs",
   producer_warps = 4, consumer_warps = 4, stages = 2, tile = 1024, vec = 4, cvec = 1, release = "thread" })
 baseline("seed cuda::barrier 4+4", { barrier = "cuda_barrier", producer = "regs",
   producer_warps = 4, consumer_warps = 4, stages = 2, tile = 1024, vec = 4, cvec = 1, release = "thread" })
+baseline("plain float4 elementwise", { barrier = "none", consumer_warps = 8, cvec = 4 })
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU.
 portable("portable", { barrier = "syncthreads", producer = "regs", producer_warps = 2,
   consumer_warps = 4, stages = 2, tile = 1024, vec = 1, cvec = 1, release = "thread", blocks_per_sm = 4 })

@@ -7,6 +7,7 @@
  *   measure CUBIN KERNEL THREADS SMEM BLOCKS_PER_SM TILE REPS
  *                                         -> probe MS, then ok MEDIAN MIN MAX OCCUPANCY
  *                                            or fail STATUS MESSAGE
+ *   floor                                 -> ok COPY_GBPS DTOD_GBPS FMA_PER_S
  *   quit
  *
  * After an error that poisons the context (illegal address, trap) it answers
@@ -30,7 +31,7 @@ static struct {
     const problem *prob;
     size_t n;
     CUdeviceptr in, out, ref, stats;
-    CUfunction compare;
+    CUfunction compare, copy, fma_peak;
 } R;
 
 static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -277,6 +278,59 @@ static void cmd_measure(const char *cubin, const char *kernel, unsigned threads,
     drv.cuModuleUnload(mod);
 }
 
+/* One of the ceilings: a copy kernel, a device-to-device memcpy, or the FMA
+ * peak kernel, chosen by `what`. */
+static CUresult ceiling_step(int what, unsigned long long n4, int iters) {
+    unsigned grid = (unsigned)R.sms * 8;
+    if (what == 0) {
+        void *args[] = {&R.in, &R.out, &n4};
+        return drv.cuLaunchKernel(R.copy, grid * 2, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+    }
+    if (what == 1) return drv.cuMemcpyDtoD(R.out, R.in, n4 * 16);
+    void *args[] = {&R.out, &iters};
+    return drv.cuLaunchKernel(R.fma_peak, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+}
+
+/* Median milliseconds of `reps` runs of one ceiling step. */
+static CUresult time_ceiling(int what, unsigned long long n4, int iters, int reps, float *median) {
+    CUevent a, b;
+    float ms[32];
+    CUresult r = drv.cuEventCreate(&a, CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS) r = drv.cuEventCreate(&b, CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS) r = ceiling_step(what, n4, iters); /* warm-up */
+    for (int i = 0; i < reps && r == CUDA_SUCCESS; i++) {
+        r = drv.cuEventRecord(a, NULL);
+        if (r == CUDA_SUCCESS) r = ceiling_step(what, n4, iters);
+        if (r == CUDA_SUCCESS) r = drv.cuEventRecord(b, NULL);
+        if (r == CUDA_SUCCESS) r = drv.cuEventSynchronize(b);
+        if (r == CUDA_SUCCESS) r = drv.cuEventElapsedTime(&ms[i], a, b);
+    }
+    drv.cuEventDestroy(a);
+    drv.cuEventDestroy(b);
+    qsort(ms, (size_t)reps, sizeof ms[0], cmp_float);
+    *median = ms[reps / 2];
+    return r;
+}
+
+static void cmd_floor(void) {
+    unsigned long long n4 = R.n / 4;
+    const int iters = 4096;
+    if (!R.prob || n4 < (unsigned long long)R.sms * 8 * 256) {
+        reply("fail setup_error set up a problem of at least %d elements first", R.sms * 8 * 1024);
+        return;
+    }
+    float copy_ms, dtod_ms, fma_ms;
+    CUresult r = time_ceiling(0, n4, iters, 15, &copy_ms);
+    if (r == CUDA_SUCCESS) r = time_ceiling(1, n4, iters, 15, &dtod_ms);
+    if (r == CUDA_SUCCESS) r = time_ceiling(2, n4, iters, 15, &fma_ms);
+    if (r != CUDA_SUCCESS) {
+        fail_cuda("runtime_error", "measuring the ceilings", r);
+        return;
+    }
+    double bytes = 2.0 * (double)n4 * 16, fmas = (double)R.sms * 8 * 256 * 8 * iters;
+    reply("ok %.3f %.3f %.6e", bytes / copy_ms * 1e-6, bytes / dtod_ms * 1e-6, fmas / fma_ms * 1e3);
+}
+
 static bool open_device(int ordinal, const char *fatbin) {
     const char *why;
     if (!driver_load(&why)) {
@@ -298,6 +352,8 @@ static bool open_device(int ordinal, const char *fatbin) {
         (r = drv.cuCtxSetCurrent(R.ctx)) != CUDA_SUCCESS ||
         (r = drv.cuModuleLoad(&mod, fatbin)) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.compare, mod, "bartune_compare")) != CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.copy, mod, "bartune_copy")) != CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.fma_peak, mod, "bartune_fma_peak")) != CUDA_SUCCESS ||
         (r = drv.cuMemAlloc(&R.stats, 5 * sizeof(unsigned long long))) != CUDA_SUCCESS) {
         reply("fail no_gpu opening GPU %d (verifier %s): %s", ordinal, fatbin,
               driver_error(r, buf, sizeof buf));
@@ -311,7 +367,7 @@ int main(int argc, char **argv) {
     progname = "bartune-runner";
     int ordinal = argc > 1 ? atoi(argv[1]) : 0;
     char *dir = self_dir();
-    char *fatbin = path_join(dir, "bartune-verify.fatbin");
+    char *fatbin = path_join(dir, "bartune-runner.fatbin");
     free(dir);
     if (!open_device(ordinal, fatbin)) return 1;
     free(fatbin);
@@ -329,6 +385,8 @@ int main(int argc, char **argv) {
         } else if (sscanf(line, "measure %4095s %255s %u %u %d %llu %d", a, b, &threads, &smem,
                           &bps, &tile, &reps) == 7) {
             cmd_measure(a, b, threads, smem, bps, tile, reps < 1 ? 1 : reps);
+        } else if (!strcmp(line, "floor")) {
+            cmd_floor();
         } else if (!strcmp(line, "quit")) {
             break;
         } else {

@@ -24,8 +24,8 @@ constexpr int kBarArea = $(bar_area);   // bytes of barrier objects before the t
 constexpr int kSmemBytes = $(smem_bytes);
 constexpr int kMinArch = $(min_cc);     // the kernel needs compute capability >= this
 static_assert(kMinArch >= 70, "barrier kinds start at compute capability 7.0");
-static_assert(kSmemBytes == kBarArea + kStages * kTile * 4, "space and template disagree on shared memory");
-static_assert(kTile % (kProducerThreads * kVec) == 0, "producers cover a tile in whole steps");
+static_assert(kSmemBytes == 0 || kSmemBytes == kBarArea + kStages * kTile * 4, "space and template disagree on shared memory");
+static_assert(kBarArea == 0 || kTile % (kProducerThreads * kVec) == 0, "producers cover a tile in whole steps");
 static_assert(kTile % kCvec == 0, "consumers cover a tile in whole steps");
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
@@ -35,8 +35,10 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 }
 
 //% include("pipeline/vec.cuh")
+//% if barrier ~= "none" then
 //% include("pipeline/sync_" .. barrier .. ".cuh")
 //% include("pipeline/produce_" .. producer .. ".cuh")
+//% end
 
 // Consumers: each thread runs kCvec independent chains per step.
 __device__ __forceinline__ void consume(const float* src, float* __restrict__ out,
@@ -54,7 +56,8 @@ __device__ __forceinline__ void consume(const float* src, float* __restrict__ ou
     }
 }
 
-//% include("pipeline/schedule_" .. (barrier == "syncthreads" and "lockstep" or "split") .. ".cuh")
+//% local schedules = { none = "elementwise", syncthreads = "lockstep" }
+//% include("pipeline/schedule_" .. (schedules[barrier] or "split") .. ".cuh")
 
 #endif  // arch guard
 

@@ -11,5 +11,6 @@ int cmd_run(const options *o);
 int cmd_emit(const options *o);
 int cmd_show(const options *o);
 int cmd_devices(const options *o);
+int cmd_bench(const options *o);
 
 #endif

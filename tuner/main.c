@@ -22,6 +22,7 @@ static const char usage_text[] =
     "  compile SPACE [k=v...]  compile every variant with nvcc (no GPU needed)\n"
     "  emit SPACE              write the headers again from recorded results\n"
     "  show SPACE              print the recorded results of this GPU, best first\n"
+    "  bench SPACE             time the recorded best beside the baselines and the floor\n"
     "  devices                 print the GPUs the runner sees\n"
     "\n"
     "Run 'bartune <command> --help' for the options of a command.\n";
@@ -70,6 +71,11 @@ static const struct command commands[] = {
     {"show", cmd_show, true,
      "usage: bartune show SPACE [--records FILE] [--results DIR]\n"
      "Prints the recorded measurements, fastest first, per device.\n"},
+    {"bench", cmd_bench, true,
+     "usage: bartune bench SPACE [--reps N] [--results DIR]\n"
+     "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
+     "peak kernel) and the floor they give the space's problem, then times the recorded\n"
+     "best variant and each baseline again, side by side in one run.\n"},
     {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n"},
 };
 

@@ -17,6 +17,9 @@ const char *space_name(const space *s);
 const char *space_problem(const space *s);
 const char *space_file(const space *s);
 long long space_n(const space *s);
+/* Least bytes moved and FMAs per element (0: not declared), for the floor. */
+long long space_bytes_per_item(const space *s);
+long long space_fma_per_item(const space *s);
 /* The baselines and the portable config the script declared. */
 const named_config *space_named(const space *s, int *count);
 

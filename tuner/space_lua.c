@@ -22,7 +22,7 @@ struct space {
     int space_ref;  /* the loaded space */
     char *templates_dir;
     char *file, *name, *problem;
-    long long n;
+    long long n, bytes_per_item, fma_per_item;
     named_config *named;
     int n_named;
     long budget;
@@ -237,7 +237,11 @@ space *space_open(const char *path, const char *lib_dir, const char *templates_d
     s->problem = string_field(L, -1, "problem");
     lua_getfield(L, -1, "n");
     s->n = (long long)lua_tointeger(L, -1);
-    lua_pop(L, 1);
+    lua_getfield(L, -2, "bytes_per_item");
+    s->bytes_per_item = (long long)lua_tointeger(L, -1);
+    lua_getfield(L, -3, "fma_per_item");
+    s->fma_per_item = (long long)lua_tointeger(L, -1);
+    lua_pop(L, 3);
     s->space_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* M */
     lua_pop(L, 1);
     read_named(s);
@@ -263,6 +267,8 @@ const char *space_name(const space *s) { return s->name; }
 const char *space_problem(const space *s) { return s->problem; }
 const char *space_file(const space *s) { return s->file; }
 long long space_n(const space *s) { return s->n; }
+long long space_bytes_per_item(const space *s) { return s->bytes_per_item; }
+long long space_fma_per_item(const space *s) { return s->fma_per_item; }
 
 const named_config *space_named(const space *s, int *count) {
     *count = s->n_named;

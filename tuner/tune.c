@@ -519,3 +519,158 @@ int cmd_show(const options *o) {
     space_close(s);
     return ok ? EXIT_OK : EXIT_INPUT;
 }
+
+/* bartune bench: the card's ceilings, the floor they give this problem, and
+ * the recorded best beside the space's baselines, all measured again side by
+ * side in one runner. */
+typedef struct {
+    const char *label;
+    json_t *rec;
+} bench_entry;
+
+static bool bench_one(run_ctx *c, variant_set *vs, compiler *comp, const bench_entry *e,
+                      double floor_ms, double best_ms, double *ms_out) {
+    config params = {0}, launch = {0}, derived = {0};
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(e->rec, "config"), k, v) {
+        char buf[64];
+        const char *text = json_is_integer(v) ? (snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)), buf)
+                                               : json_string_value(v);
+        bool is_launch = false;
+        for (int i = 0; i < vs->n_launch; i++) is_launch |= !strcmp(vs->launch[i].name, k);
+        config_set(is_launch ? &launch : &params, k, text);
+    }
+    json_object_foreach(json_object_get(e->rec, "derived"), k, v) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+        if (json_is_integer(v)) config_set(&derived, k, buf);
+    }
+    char *err = NULL;
+    char *src = render_for_cubin(c->s, &c->dev, &params, &err);
+    bool ok = src != NULL;
+    compile_job job = {.source = src};
+    if (!ok) {
+        msg_error("%s: %s", e->label, err);
+        free(err);
+    } else {
+        compile_key(comp, &job);
+        ok = compile_all(comp, &job, 1, NULL, NULL) && job.status == COMPILE_OK;
+    }
+    if (ok) {
+        variant var = {params, derived};
+        char req[8192], *ans = NULL;
+        snprintf(req, sizeof req, "measure %s bartune_kernel %lld %lld %lld %lld %d", job.cubin,
+                 config_get_int(&var.derived, "threads", 0), config_get_int(&var.derived, "smem_bytes", 0),
+                 config_get_int(&launch, "blocks_per_sm", 1), config_get_int(&params, "tile", 0),
+                 c->o->reps);
+        runner_result r = runner_request(&c->runner, req, c->o->timeout + 10,
+                                         c->o->reps + LAUNCHES_BESIDES_TIMED, &ans);
+        double med = 0, mn, mx;
+        int occ;
+        ok = r == RUNNER_OK && sscanf(ans, "%lf %lf %lf %d", &med, &mn, &mx, &occ) == 4;
+        char *desc = config_describe(&params), *ldesc = config_describe(&launch);
+        if (ok) {
+            *ms_out = med;
+            printf("  %-26s %9.4f %9.4f %9.4f %10.3f %9.2fx  %s %s\n", e->label, med, mn, mx,
+                   floor_ms / med, best_ms > 0 ? med / best_ms : 1.0, desc, ldesc);
+        } else {
+            printf("  %-26s failed: %s\n", e->label, ans ? ans : "interrupted");
+        }
+        free(desc);
+        free(ldesc);
+        free(ans);
+    }
+    compile_job_free(&job);
+    free(src);
+    config_free(&params);
+    config_free(&launch);
+    config_free(&derived);
+    return ok;
+}
+
+int cmd_bench(const options *o) {
+    run_ctx c = {.o = o};
+    c.s = session_open_space(o);
+    if (!c.s) return EXIT_INPUT;
+    if (!space_bytes_per_item(c.s) && !space_fma_per_item(c.s)) {
+        msg_error("%s: space{} declares neither bytes_per_item nor fma_per_item: no floor to "
+                  "compare with",
+                  space_file(c.s));
+        space_close(c.s);
+        return EXIT_INPUT;
+    }
+    char *why = NULL;
+    if (!start_runner(&c, &why)) {
+        msg_error("no GPU to benchmark on: %s", why);
+        free(why);
+        runner_stop(&c.runner);
+        space_close(c.s);
+        return EXIT_NO_GPU;
+    }
+    device_key(&c.dev, c.key);
+    c.n = o->n ? o->n : space_n(c.s);
+    c.seed = (unsigned long long)time(NULL) * 2654435761ull;
+    char *path = xasprintf("%s/%s/%s.jsonl", o->results, c.key, space_name(c.s)), *err = NULL;
+    int dropped, rc = EXIT_OK;
+    json_t *recs = results_load(path, &dropped, &err);
+    variant_set vs = {0};
+    json_t *best = recs ? results_best(recs, c.n) : NULL;
+    if (!recs || !best) {
+        msg_error("%s: %s", path, recs ? "no verified result at this n: run bartune run first" : err);
+        rc = EXIT_INPUT;
+    } else if (!session_variants(c.s, o, &c.dev, &vs)) {
+        rc = EXIT_INPUT;
+    }
+    char arch[16];
+    device_arch(&c.dev, arch);
+    compiler comp = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = 1,
+                     .timeout = o->compile_timeout};
+    char *ans = NULL;
+    double copy = 0, dtod = 0, fmas = 0;
+    if (rc == EXIT_OK && (!compiler_init(&comp) || !setup_problem(&c))) rc = EXIT_FAILURE_;
+    if (rc == EXIT_OK) {
+        progress("measuring the ceilings");
+        if (runner_request(&c.runner, "floor", 120, 0, &ans) != RUNNER_OK ||
+            sscanf(ans, "%lf %lf %lf", &copy, &dtod, &fmas) != 3) {
+            msg_error("measuring the ceilings failed: %s", ans ? ans : "no answer");
+            rc = EXIT_FAILURE_;
+        }
+        progress_end();
+    }
+    if (rc == EXIT_OK) {
+        double bw = copy > dtod ? copy : dtod;
+        double mem_ms = (double)c.n * (double)space_bytes_per_item(c.s) / (bw * 1e6);
+        double fma_ms = (double)c.n * (double)space_fma_per_item(c.s) / fmas * 1e3;
+        double floor_ms = mem_ms > fma_ms ? mem_ms : fma_ms;
+        printf("%s on %s, n = %lld\n", space_name(c.s), c.dev.name, c.n);
+        printf("ceilings: copy kernel %.0f GB/s, cudaMemcpy device-to-device %.0f GB/s, FMA %.2f T/s\n",
+               copy, dtod, fmas * 1e-12);
+        printf("floor: %.4f ms = max(memory %.4f ms: %lld B/element at %.0f GB/s, FMA %.4f ms: "
+               "%lld FMA/element)\n",
+               floor_ms, mem_ms, space_bytes_per_item(c.s), bw, fma_ms, space_fma_per_item(c.s));
+        printf("  %-26s %9s %9s %9s %10s %10s  %s\n", "", "median", "min", "max", "floor/time",
+               "x best", "config");
+        bench_entry best_e = {"tuned best", best};
+        double best_ms = 0, ms;
+        if (!bench_one(&c, &vs, &comp, &best_e, floor_ms, 0, &best_ms)) rc = EXIT_FAILURE_;
+        int count;
+        const named_config *named = space_named(c.s, &count);
+        for (int i = 0; i < count; i++) {
+            if (named[i].portable) continue;
+            json_t *part = config_json(&named[i].cfg);
+            bench_entry e = {named[i].label, results_best_matching(recs, part, c.n)};
+            json_decref(part);
+            if (!e.rec) printf("  %-26s (no verified record; run bartune run)\n", e.label);
+            else bench_one(&c, &vs, &comp, &e, floor_ms, best_ms, &ms);
+        }
+    }
+    free(ans);
+    free(path);
+    json_decref(recs);
+    if (vs.items) variant_set_free(&vs);
+    compiler_free(&comp);
+    runner_stop(&c.runner);
+    space_close(c.s);
+    return rc;
+}

@@ -84,7 +84,13 @@ function M.load(text, chunkname, read)
       if math.type(t.n) ~= "integer" or t.n < 1 then error("space{} needs n = a positive integer", 2) end
       local ok, err = read(t.template)
       if not ok then error("space '" .. t.name .. "': " .. err, 2) end
+      for _, k in ipairs({ "bytes_per_item", "fma_per_item" }) do
+        if t[k] ~= nil and (math.type(t[k]) ~= "integer" or t[k] < 0) then
+          error("space{} " .. k .. " must be a non-negative integer", 2)
+        end
+      end
       S.name, S.template, S.problem, S.n = t.name, t.template, t.problem, t.n
+      S.bytes_per_item, S.fma_per_item = t.bytes_per_item or 0, t.fma_per_item or 0
     end,
     param = add_param(S.params, false),
     launch_param = add_param(S.launch, true),

@@ -1,18 +1,22 @@
-// Vector moves of 1, 2 or 4 floats; the tail of the array (past n) is
-// read as 0 and never written.
-template <int V> struct vec_t;
+// Vector moves of 1, 2, 4 or 8 floats (8: two float4 accesses); the tail of
+// the array (past n) is read as 0 and never written.
+template <int V> struct vec_t { using type = float4; };  // V = 8: moved in halves
 template <> struct vec_t<1> { using type = float; };
 template <> struct vec_t<2> { using type = float2; };
-template <> struct vec_t<4> { using type = float4; };
+__host__ __device__ constexpr int vec_width(int v) { return v > 4 ? 4 : v; }
 
 template <int V>
 __device__ __forceinline__ void load_global(const float* __restrict__ in, unsigned long long g,
                                             unsigned long long n, float (&r)[V]) {
+    constexpr int W = vec_width(V);
     if (g + V <= n) {
-        typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(in + g);
-        const float* f = reinterpret_cast<const float*>(&v);
 #pragma unroll
-        for (int u = 0; u < V; ++u) r[u] = f[u];
+        for (int h = 0; h < V; h += W) {
+            typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(in + g + h);
+            const float* f = reinterpret_cast<const float*>(&v);
+#pragma unroll
+            for (int u = 0; u < W; ++u) r[h + u] = f[u];
+        }
     } else {
 #pragma unroll
         for (int u = 0; u < V; ++u) r[u] = g + u < n ? in[g + u] : 0.0f;
@@ -21,30 +25,42 @@ __device__ __forceinline__ void load_global(const float* __restrict__ in, unsign
 
 template <int V>
 __device__ __forceinline__ void store_smem(float* dst, const float (&r)[V]) {
-    typename vec_t<V>::type v;
-    float* f = reinterpret_cast<float*>(&v);
+    constexpr int W = vec_width(V);
 #pragma unroll
-    for (int u = 0; u < V; ++u) f[u] = r[u];
-    *reinterpret_cast<typename vec_t<V>::type*>(dst) = v;
+    for (int h = 0; h < V; h += W) {
+        typename vec_t<V>::type v;
+        float* f = reinterpret_cast<float*>(&v);
+#pragma unroll
+        for (int u = 0; u < W; ++u) f[u] = r[h + u];
+        *reinterpret_cast<typename vec_t<V>::type*>(dst + h) = v;
+    }
 }
 
 template <int V>
 __device__ __forceinline__ void load_smem(const float* src, float (&r)[V]) {
-    typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(src);
-    const float* f = reinterpret_cast<const float*>(&v);
+    constexpr int W = vec_width(V);
 #pragma unroll
-    for (int u = 0; u < V; ++u) r[u] = f[u];
+    for (int h = 0; h < V; h += W) {
+        typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(src + h);
+        const float* f = reinterpret_cast<const float*>(&v);
+#pragma unroll
+        for (int u = 0; u < W; ++u) r[h + u] = f[u];
+    }
 }
 
 template <int V>
 __device__ __forceinline__ void store_global(float* __restrict__ out, unsigned long long g,
                                              unsigned long long n, const float (&r)[V]) {
+    constexpr int W = vec_width(V);
     if (g + V <= n) {
-        typename vec_t<V>::type v;
-        float* f = reinterpret_cast<float*>(&v);
 #pragma unroll
-        for (int u = 0; u < V; ++u) f[u] = r[u];
-        *reinterpret_cast<typename vec_t<V>::type*>(out + g) = v;
+        for (int h = 0; h < V; h += W) {
+            typename vec_t<V>::type v;
+            float* f = reinterpret_cast<float*>(&v);
+#pragma unroll
+            for (int u = 0; u < W; ++u) f[u] = r[h + u];
+            *reinterpret_cast<typename vec_t<V>::type*>(out + g + h) = v;
+        }
     } else {
 #pragma unroll
         for (int u = 0; u < V; ++u)

@@ -34,3 +34,29 @@ extern "C" __global__ void bartune_compare(const unsigned* __restrict__ out,
         atomicAdd(&stats[4], scribbled);
     }
 }
+
+// The card's ceilings, measured rather than taken from a datasheet.
+// Copy: float4 grid-stride, one read and one write per element.
+extern "C" __global__ void bartune_copy(const float4* __restrict__ in, float4* __restrict__ out,
+                                        unsigned long long n4) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n4;
+         i += stride)
+        out[i] = in[i];
+}
+
+// FMA peak: 8 independent chains per thread, `iters` FMAs each; the result
+// is stored so the compiler keeps the work.
+extern "C" __global__ void bartune_fma_peak(float* out, int iters) {
+    float v[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = threadIdx.x * 1e-3f + k;
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = fmaf(v[k], 0.999f, 0.0013f);
+    }
+    float s = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) s += v[k];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
