@@ -13,7 +13,7 @@
 
 namespace $(ns) {
 
-constexpr int kProducerThreads = $(producer_warps) * 32;
+constexpr int kProducerThreads = $(barrier == "none" and 0 or producer_warps) * 32;  // none: all threads compute
 constexpr int kConsumerThreads = $(consumer_warps) * 32;
 constexpr int kThreads = kProducerThreads + kConsumerThreads;
 constexpr int kStages = $(stages);

@@ -12,7 +12,7 @@
 
 namespace bartune_pipeline_portable {
 
-constexpr int kProducerThreads = 2 * 32;
+constexpr int kProducerThreads = 2 * 32;  // none: all threads compute
 constexpr int kConsumerThreads = 4 * 32;
 constexpr int kThreads = kProducerThreads + kConsumerThreads;
 constexpr int kStages = 2;
@@ -23,8 +23,8 @@ constexpr int kBarArea = 0;   // bytes of barrier objects before the tiles
 constexpr int kSmemBytes = 8192;
 constexpr int kMinArch = 70;     // the kernel needs compute capability >= this
 static_assert(kMinArch >= 70, "barrier kinds start at compute capability 7.0");
-static_assert(kSmemBytes == kBarArea + kStages * kTile * 4, "space and template disagree on shared memory");
-static_assert(kTile % (kProducerThreads * kVec) == 0, "producers cover a tile in whole steps");
+static_assert(kSmemBytes == 0 || kSmemBytes == kBarArea + kStages * kTile * 4, "space and template disagree on shared memory");
+static_assert(kBarArea == 0 || kTile % (kProducerThreads * kVec) == 0, "producers cover a tile in whole steps");
 static_assert(kTile % kCvec == 0, "consumers cover a tile in whole steps");
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
@@ -33,21 +33,25 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// Vector moves of 1, 2 or 4 floats; the tail of the array (past n) is
-// read as 0 and never written.
-template <int V> struct vec_t;
+// Vector moves of 1, 2, 4 or 8 floats (8: two float4 accesses); the tail of
+// the array (past n) is read as 0 and never written.
+template <int V> struct vec_t { using type = float4; };  // V = 8: moved in halves
 template <> struct vec_t<1> { using type = float; };
 template <> struct vec_t<2> { using type = float2; };
-template <> struct vec_t<4> { using type = float4; };
+__host__ __device__ constexpr int vec_width(int v) { return v > 4 ? 4 : v; }
 
 template <int V>
 __device__ __forceinline__ void load_global(const float* __restrict__ in, unsigned long long g,
                                             unsigned long long n, float (&r)[V]) {
+    constexpr int W = vec_width(V);
     if (g + V <= n) {
-        typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(in + g);
-        const float* f = reinterpret_cast<const float*>(&v);
 #pragma unroll
-        for (int u = 0; u < V; ++u) r[u] = f[u];
+        for (int h = 0; h < V; h += W) {
+            typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(in + g + h);
+            const float* f = reinterpret_cast<const float*>(&v);
+#pragma unroll
+            for (int u = 0; u < W; ++u) r[h + u] = f[u];
+        }
     } else {
 #pragma unroll
         for (int u = 0; u < V; ++u) r[u] = g + u < n ? in[g + u] : 0.0f;
@@ -56,30 +60,42 @@ __device__ __forceinline__ void load_global(const float* __restrict__ in, unsign
 
 template <int V>
 __device__ __forceinline__ void store_smem(float* dst, const float (&r)[V]) {
-    typename vec_t<V>::type v;
-    float* f = reinterpret_cast<float*>(&v);
+    constexpr int W = vec_width(V);
 #pragma unroll
-    for (int u = 0; u < V; ++u) f[u] = r[u];
-    *reinterpret_cast<typename vec_t<V>::type*>(dst) = v;
+    for (int h = 0; h < V; h += W) {
+        typename vec_t<V>::type v;
+        float* f = reinterpret_cast<float*>(&v);
+#pragma unroll
+        for (int u = 0; u < W; ++u) f[u] = r[h + u];
+        *reinterpret_cast<typename vec_t<V>::type*>(dst + h) = v;
+    }
 }
 
 template <int V>
 __device__ __forceinline__ void load_smem(const float* src, float (&r)[V]) {
-    typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(src);
-    const float* f = reinterpret_cast<const float*>(&v);
+    constexpr int W = vec_width(V);
 #pragma unroll
-    for (int u = 0; u < V; ++u) r[u] = f[u];
+    for (int h = 0; h < V; h += W) {
+        typename vec_t<V>::type v = *reinterpret_cast<const typename vec_t<V>::type*>(src + h);
+        const float* f = reinterpret_cast<const float*>(&v);
+#pragma unroll
+        for (int u = 0; u < W; ++u) r[h + u] = f[u];
+    }
 }
 
 template <int V>
 __device__ __forceinline__ void store_global(float* __restrict__ out, unsigned long long g,
                                              unsigned long long n, const float (&r)[V]) {
+    constexpr int W = vec_width(V);
     if (g + V <= n) {
-        typename vec_t<V>::type v;
-        float* f = reinterpret_cast<float*>(&v);
 #pragma unroll
-        for (int u = 0; u < V; ++u) f[u] = r[u];
-        *reinterpret_cast<typename vec_t<V>::type*>(out + g) = v;
+        for (int h = 0; h < V; h += W) {
+            typename vec_t<V>::type v;
+            float* f = reinterpret_cast<float*>(&v);
+#pragma unroll
+            for (int u = 0; u < W; ++u) f[u] = r[h + u];
+            *reinterpret_cast<typename vec_t<V>::type*>(out + g + h) = v;
+        }
     } else {
 #pragma unroll
         for (int u = 0; u < V; ++u)
