@@ -259,6 +259,17 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
 }
 
 bool emit_headers(space *s, const char *results_dir, const char *records, const char *kernels_dir) {
+    if (records) { /* a wrong file is refused before anything is written */
+        int dropped;
+        char *err = NULL;
+        json_t *recs = results_load(records, &dropped, &err);
+        if (!recs) {
+            msg_error("%s", err);
+            free(err);
+            return false;
+        }
+        json_decref(recs);
+    }
     if (!mkdir_p(kernels_dir)) {
         msg_error("cannot create %s: %s", kernels_dir, strerror(errno));
         return false;

@@ -35,15 +35,13 @@ json_t *results_load(const char *path, int *dropped, char **err) {
         if (!*line) continue;
         json_error_t je;
         json_t *rec = json_loads(line, 0, &je);
-        if (!json_is_object(rec)) {
-            (*dropped)++;
-            json_decref(rec);
-            continue;
-        }
         const char *fmt = json_string_value(json_object_get(rec, "format"));
-        if (!fmt || strcmp(fmt, RESULTS_FORMAT) != 0) {
-            *err = xasprintf("%s:%d: not a bartune results record (format %s, expected %s)", path,
-                             lineno, fmt ? fmt : "missing", RESULTS_FORMAT);
+        /* Whole lines are written in one write, so only the last can be torn:
+         * any other line that is not a record means this is another file. */
+        if (!json_is_object(rec) || !fmt || strcmp(fmt, RESULTS_FORMAT) != 0) {
+            *err = xasprintf("%s:%d: not a bartune results record (format %s, expected %s); "
+                             "pass a results/<device>/<space>.jsonl file",
+                             path, lineno, fmt ? fmt : "missing", RESULTS_FORMAT);
             json_decref(rec);
             json_decref(arr);
             free(text);

@@ -37,12 +37,14 @@ static space *space_of(lua_State *L) {
 }
 
 static void count_hook(lua_State *L, lua_Debug *ar) {
-    (void)ar;
     space *s = space_of(L);
     s->budget -= HOOK_STEP;
-    if (s->budget < 0)
-        luaL_error(L, "script ran past %ld million instructions; does a loop never end?",
-                   INSTRUCTION_LIMIT / 1000000);
+    if (s->budget >= 0) return;
+    /* Name the line that was running, not the library's call of the script. */
+    lua_getinfo(L, "Sl", ar);
+    lua_pushfstring(L, "%s:%d: script ran past %d million instructions; does a loop never end?",
+                    ar->short_src, ar->currentline, (int)(INSTRUCTION_LIMIT / 1000000));
+    lua_error(L);
 }
 
 /* Runs the function on the stack with nargs under pcall, with a fresh

@@ -1,0 +1,4 @@
+space { name = "bad", template = "pipeline.cu", problem = "pipeline", n = 1000 }
+param("stages", { 2 })
+derive(function(c) c.threads = 64; c.smem_bytes = 0 end)
+constraint("never", function(c) return false end)

@@ -1,0 +1,2 @@
+space { name = "bad", template = "nope.cu", problem = "pipeline", n = 1000 }
+param("stages", { 2 })
