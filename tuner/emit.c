@@ -29,20 +29,6 @@ static void identifier_of(const char *text, char *out, size_t size) {
     out[o] = '\0';
 }
 
-/* Splits a record's config into compile-time params and launch values. */
-static void split_config(json_t *cfg, const variant_set *vs, config *params, config *launch) {
-    const char *k;
-    json_t *v;
-    json_object_foreach(cfg, k, v) {
-        char buf[64];
-        const char *text = json_is_integer(v) ? (snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)), buf)
-                                               : json_string_value(v);
-        bool is_launch = false;
-        for (int i = 0; i < vs->n_launch; i++) is_launch |= !strcmp(vs->launch[i].name, k);
-        config_set(is_launch ? launch : params, k, text ? text : "");
-    }
-}
-
 /* Renders `params` in emit mode into path, with a comment on its origin. */
 static bool write_variant(space *s, const device_info *d, const config *params,
                           const config *launch, const char *ns, const char *origin,
@@ -115,13 +101,8 @@ static bool emit_device(space *s, const char *records_path, const char *kernels_
         char id[160];
         identifier_of(out->key, id, sizeof id);
         snprintf(out->ns, sizeof out->ns, "bartune_%s_%s", space_name(s), id);
-        /* expand with an empty override list: we only need launch names */
-        variant_set vs = {0};
-        char *verr = NULL;
-        space_variants(s, &d, NULL, 0, &vs, &verr);
-        free(verr);
         config params = {0}, launch = {0};
-        split_config(json_object_get(best, "config"), &vs, &params, &launch);
+        config_from_json(json_object_get(best, "config"), s, &params, &launch);
         char *pdesc = config_describe(&params), *ldesc = config_describe(&launch);
         out->summary = xasprintf("%s %s", pdesc, ldesc);
         char *origin = xasprintf(
@@ -148,7 +129,6 @@ static bool emit_device(space *s, const char *records_path, const char *kernels_
         free(ldesc);
         config_free(&params);
         config_free(&launch);
-        variant_set_free(&vs);
     }
     json_decref(recs);
     return ok;
@@ -169,13 +149,9 @@ static bool emit_portable(space *s, const char *kernels_dir, char *ns, size_t ns
     device_info d;
     device_for_arch("sm_70", &d);
     snprintf(ns, ns_size, "bartune_%s_portable", space_name(s));
-    variant_set vs = {0};
-    char *err = NULL;
-    space_variants(s, &d, NULL, 0, &vs, &err);
-    free(err);
     config params = {0}, launch = {0};
     json_t *cfg = config_json(&p->cfg);
-    split_config(cfg, &vs, &params, &launch);
+    config_from_json(cfg, s, &params, &launch);
     json_decref(cfg);
     char *dir = path_join(kernels_dir, "portable");
     char *file = xasprintf("%s/%s.cuh", dir, space_name(s));
@@ -189,7 +165,6 @@ static bool emit_portable(space *s, const char *kernels_dir, char *ns, size_t ns
     free(file);
     config_free(&params);
     config_free(&launch);
-    variant_set_free(&vs);
     return ok;
 }
 

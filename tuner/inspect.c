@@ -9,16 +9,27 @@
 #include "session.h"
 #include "util.h"
 
+/* The device of --arch, the space, and its variants: what every command here
+ * starts from. NULL with *rc set (and the error printed) on failure. */
+static space *open_expanded(const options *o, device_info *d, variant_set *vs, int *rc) {
+    *rc = EXIT_USAGE;
+    if (!session_arch_device(o, d)) return NULL;
+    *rc = EXIT_INPUT;
+    space *s = session_open_space(o);
+    if (s && !session_variants(s, o, d, vs)) {
+        space_close(s);
+        s = NULL;
+    }
+    if (s) *rc = EXIT_OK;
+    return s;
+}
+
 int cmd_list(const options *o) {
     device_info d;
-    if (!session_arch_device(o, &d)) return EXIT_USAGE;
-    space *s = session_open_space(o);
-    if (!s) return EXIT_INPUT;
     variant_set vs;
-    if (!session_variants(s, o, &d, &vs)) {
-        space_close(s);
-        return EXIT_INPUT;
-    }
+    int rc;
+    space *s = open_expanded(o, &d, &vs, &rc);
+    if (!s) return rc;
     for (int i = 0; i < vs.count; i++) {
         char *p = config_describe(&vs.items[i].params);
         printf("%s\n", p);
@@ -35,20 +46,15 @@ int cmd_list(const options *o) {
 
 int cmd_render(const options *o) {
     device_info d;
-    if (!session_arch_device(o, &d)) return EXIT_USAGE;
-    space *s = session_open_space(o);
-    if (!s) return EXIT_INPUT;
     variant_set vs;
-    if (!session_variants(s, o, &d, &vs)) {
-        space_close(s);
-        return EXIT_INPUT;
-    }
+    int rc;
+    space *s = open_expanded(o, &d, &vs, &rc);
+    if (!s) return rc;
     char *desc = config_describe(&vs.items[0].params);
     if (vs.count > 1)
         fprintf(stderr, "bartune: %d variants match; rendering the first: %s\n", vs.count, desc);
     char *err = NULL;
     char *src = render_for_cubin(s, &d, &vs.items[0].params, &err);
-    int rc = EXIT_OK;
     if (src) {
         fputs(src, stdout);
     } else {
@@ -70,19 +76,14 @@ static void compile_tick(void *ctx, const compile_job *job, int done, int total)
 
 int cmd_compile(const options *o) {
     device_info d;
-    if (!session_arch_device(o, &d)) return EXIT_USAGE;
-    space *s = session_open_space(o);
-    if (!s) return EXIT_INPUT;
     variant_set vs;
-    if (!session_variants(s, o, &d, &vs)) {
-        space_close(s);
-        return EXIT_INPUT;
-    }
+    int rc;
+    space *s = open_expanded(o, &d, &vs, &rc);
+    if (!s) return rc;
     char arch[16];
     device_arch(&d, arch);
     compiler c = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = o->jobs,
                   .timeout = o->compile_timeout};
-    int rc = EXIT_OK;
     compile_job *jobs = calloc((size_t)vs.count, sizeof *jobs);
     char **sources = calloc((size_t)vs.count, sizeof *sources);
     if (!compiler_init(&c)) rc = EXIT_FAILURE_;

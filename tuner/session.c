@@ -59,6 +59,20 @@ json_t *config_json(const config *c) {
     return o;
 }
 
+void config_from_json(json_t *obj, const space *s, config *params, config *launch) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        char buf[32];
+        const char *text = json_string_value(v);
+        if (json_is_integer(v)) {
+            snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+            text = buf;
+        }
+        config_set(s && space_is_launch_param(s, k) ? launch : params, k, text ? text : "");
+    }
+}
+
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err) {
     config extra = {0};
     char *desc = config_describe(params);

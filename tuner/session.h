@@ -19,6 +19,9 @@ bool session_arch_device(const options *o, device_info *d);
 bool session_variants(space *s, const options *o, const device_info *d, variant_set *out);
 /* Integers as JSON numbers, identifiers as strings. */
 json_t *config_json(const config *c);
+/* The inverse of config_json. With a space, launch parameters go to
+ * `launch` and the rest to `params`; without one, everything to `params`. */
+void config_from_json(json_t *obj, const space *s, config *params, config *launch);
 /* The standalone .cu of a variant, as compiled to a cubin. */
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err);
 /* 64-bit hash of a text, as 16 hex digits. */

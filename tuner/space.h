@@ -20,6 +20,9 @@ long long space_n(const space *s);
 /* Least bytes moved and FMAs per element (0: not declared), for the floor. */
 long long space_bytes_per_item(const space *s);
 long long space_fma_per_item(const space *s);
+/* True when `name` is a launch_param() of the space (tried per compiled
+ * variant, not part of its source). */
+bool space_is_launch_param(const space *s, const char *name);
 /* The baselines and the portable config the script declared. */
 const named_config *space_named(const space *s, int *count);
 

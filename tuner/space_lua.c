@@ -25,6 +25,7 @@ struct space {
     long long n, bytes_per_item, fma_per_item;
     named_config *named;
     int n_named;
+    config launch_names; /* launch_param() names, values unused */
     long budget;
 };
 
@@ -244,6 +245,14 @@ space *space_open(const char *path, const char *lib_dir, const char *templates_d
     lua_getfield(L, -3, "fma_per_item");
     s->fma_per_item = (long long)lua_tointeger(L, -1);
     lua_pop(L, 3);
+    lua_getfield(L, -1, "launch");      /* M S launch */
+    for (lua_Integer i = 1, n = luaL_len(L, -1); i <= n; i++) {
+        lua_geti(L, -1, i);             /* M S launch p */
+        lua_getfield(L, -1, "name");
+        config_set(&s->launch_names, lua_tostring(L, -1), "");
+        lua_pop(L, 2);                  /* M S launch */
+    }
+    lua_pop(L, 1);                      /* M S */
     s->space_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* M */
     lua_pop(L, 1);
     read_named(s);
@@ -258,6 +267,7 @@ void space_close(space *s) {
         config_free(&s->named[i].cfg);
     }
     free(s->named);
+    config_free(&s->launch_names);
     free(s->templates_dir);
     free(s->file);
     free(s->name);
@@ -271,6 +281,10 @@ const char *space_file(const space *s) { return s->file; }
 long long space_n(const space *s) { return s->n; }
 long long space_bytes_per_item(const space *s) { return s->bytes_per_item; }
 long long space_fma_per_item(const space *s) { return s->fma_per_item; }
+
+bool space_is_launch_param(const space *s, const char *name) {
+    return config_get(&s->launch_names, name) != NULL;
+}
 
 const named_config *space_named(const space *s, int *count) {
     *count = s->n_named;

@@ -213,19 +213,26 @@ static void compile_tick(void *ctx, const compile_job *job, int done, int total)
     progress("[compile %d/%d] %s%s", done, total, job->key, job->cached ? " (cached)" : "");
 }
 
+/* Asks the runner to verify and time `cubin` (variant v) at `launch`. */
+static runner_result runner_measure(run_ctx *c, const char *cubin, const variant *v,
+                                    const config *launch, char **ans) {
+    char req[8192];
+    snprintf(req, sizeof req, "measure %s bartune_kernel %lld %lld %lld %lld %d", cubin,
+             config_get_int(&v->derived, "threads", 0), config_get_int(&v->derived, "smem_bytes", 0),
+             config_get_int(launch, "blocks_per_sm", 1), config_get_int(&v->params, "tile", 0),
+             c->o->reps);
+    return runner_request(&c->runner, req, c->o->timeout + 10,
+                          c->o->reps + LAUNCHES_BESIDES_TIMED, ans);
+}
+
 /* Measures one compiled variant at one launch configuration. Returns false
  * when the run must stop (Ctrl-C, or the runner cannot be restarted). */
 static bool measure(run_ctx *c, const variant *v, const compile_job *job, const char *src_hash,
                     const config *launch, const char *id, int index, int total) {
-    char req[8192], *ans = NULL;
-    snprintf(req, sizeof req, "measure %s bartune_kernel %lld %lld %lld %lld %d", job->cubin,
-             config_get_int(&v->derived, "threads", 0), config_get_int(&v->derived, "smem_bytes", 0),
-             config_get_int(launch, "blocks_per_sm", 1), config_get_int(&v->params, "tile", 0),
-             c->o->reps);
+    char *ans = NULL;
     char *desc = config_describe(&v->params), *ldesc = config_describe(launch);
     progress("[%d/%d] measuring %s %s", index, total, desc, ldesc);
-    runner_result r = runner_request(&c->runner, req, c->o->timeout + 10,
-                                     c->o->reps + LAUNCHES_BESIDES_TIMED, &ans);
+    runner_result r = runner_measure(c, job->cubin, v, launch, &ans);
     bool go_on = r != RUNNER_INTERRUPTED;
     if (go_on) {
         json_t *rec = new_record(c, v, launch, job->key, src_hash, "ok");
@@ -528,24 +535,11 @@ typedef struct {
     json_t *rec;
 } bench_entry;
 
-static bool bench_one(run_ctx *c, variant_set *vs, compiler *comp, const bench_entry *e,
-                      double floor_ms, double best_ms, double *ms_out) {
+static bool bench_one(run_ctx *c, compiler *comp, const bench_entry *e, double floor_ms,
+                      double best_ms, double *ms_out) {
     config params = {0}, launch = {0}, derived = {0};
-    const char *k;
-    json_t *v;
-    json_object_foreach(json_object_get(e->rec, "config"), k, v) {
-        char buf[64];
-        const char *text = json_is_integer(v) ? (snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)), buf)
-                                               : json_string_value(v);
-        bool is_launch = false;
-        for (int i = 0; i < vs->n_launch; i++) is_launch |= !strcmp(vs->launch[i].name, k);
-        config_set(is_launch ? &launch : &params, k, text);
-    }
-    json_object_foreach(json_object_get(e->rec, "derived"), k, v) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
-        if (json_is_integer(v)) config_set(&derived, k, buf);
-    }
+    config_from_json(json_object_get(e->rec, "config"), c->s, &params, &launch);
+    config_from_json(json_object_get(e->rec, "derived"), NULL, &derived, NULL);
     char *err = NULL;
     char *src = render_for_cubin(c->s, &c->dev, &params, &err);
     bool ok = src != NULL;
@@ -559,13 +553,8 @@ static bool bench_one(run_ctx *c, variant_set *vs, compiler *comp, const bench_e
     }
     if (ok) {
         variant var = {params, derived};
-        char req[8192], *ans = NULL;
-        snprintf(req, sizeof req, "measure %s bartune_kernel %lld %lld %lld %lld %d", job.cubin,
-                 config_get_int(&var.derived, "threads", 0), config_get_int(&var.derived, "smem_bytes", 0),
-                 config_get_int(&launch, "blocks_per_sm", 1), config_get_int(&params, "tile", 0),
-                 c->o->reps);
-        runner_result r = runner_request(&c->runner, req, c->o->timeout + 10,
-                                         c->o->reps + LAUNCHES_BESIDES_TIMED, &ans);
+        char *ans = NULL;
+        runner_result r = runner_measure(c, job.cubin, &var, &launch, &ans);
         double med = 0, mn, mx;
         int occ;
         ok = r == RUNNER_OK && sscanf(ans, "%lf %lf %lf %d", &med, &mn, &mx, &occ) == 4;
@@ -590,6 +579,11 @@ static bool bench_one(run_ctx *c, variant_set *vs, compiler *comp, const bench_e
 }
 
 int cmd_bench(const options *o) {
+    if (o->n_overrides) {
+        msg_error("bench times the recorded best and the baselines; it takes no k=v (got %s)",
+                  o->overrides[0]);
+        return EXIT_USAGE;
+    }
     run_ctx c = {.o = o};
     c.s = session_open_space(o);
     if (!c.s) return EXIT_INPUT;
@@ -614,12 +608,9 @@ int cmd_bench(const options *o) {
     char *path = xasprintf("%s/%s/%s.jsonl", o->results, c.key, space_name(c.s)), *err = NULL;
     int dropped, rc = EXIT_OK;
     json_t *recs = results_load(path, &dropped, &err);
-    variant_set vs = {0};
     json_t *best = recs ? results_best(recs, c.n) : NULL;
     if (!recs || !best) {
         msg_error("%s: %s", path, recs ? "no verified result at this n: run bartune run first" : err);
-        rc = EXIT_INPUT;
-    } else if (!session_variants(c.s, o, &c.dev, &vs)) {
         rc = EXIT_INPUT;
     }
     char arch[16];
@@ -653,7 +644,7 @@ int cmd_bench(const options *o) {
                "x best", "config");
         bench_entry best_e = {"tuned best", best};
         double best_ms = 0, ms;
-        if (!bench_one(&c, &vs, &comp, &best_e, floor_ms, 0, &best_ms)) rc = EXIT_FAILURE_;
+        if (!bench_one(&c, &comp, &best_e, floor_ms, 0, &best_ms)) rc = EXIT_FAILURE_;
         int count;
         const named_config *named = space_named(c.s, &count);
         for (int i = 0; i < count; i++) {
@@ -662,13 +653,12 @@ int cmd_bench(const options *o) {
             bench_entry e = {named[i].label, results_best_matching(recs, part, c.n)};
             json_decref(part);
             if (!e.rec) printf("  %-26s (no verified record; run bartune run)\n", e.label);
-            else bench_one(&c, &vs, &comp, &e, floor_ms, best_ms, &ms);
+            else bench_one(&c, &comp, &e, floor_ms, best_ms, &ms);
         }
     }
     free(ans);
     free(path);
     json_decref(recs);
-    if (vs.items) variant_set_free(&vs);
     compiler_free(&comp);
     runner_stop(&c.runner);
     space_close(c.s);
