@@ -82,13 +82,14 @@ runner_result runner_request(runner_client *r, const char *request, double timeo
         *answer = xstrdup("the runner is not running");
         return RUNNER_DIED;
     }
-    double deadline = now_seconds() + timeout;
+    double limit = timeout, deadline = now_seconds() + timeout;
     for (;;) {
         char *line;
         while ((line = take_line(r))) {
             double ms;
             if (sscanf(line, "probe %lf", &ms) == 1) {
-                deadline = now_seconds() + 5.0 + launches_after_probe * ms * 4e-3;
+                limit = 5.0 + launches_after_probe * ms * 4e-3;
+                deadline = now_seconds() + limit;
                 free(line);
                 continue;
             }
@@ -108,7 +109,7 @@ runner_result runner_request(runner_client *r, const char *request, double timeo
         double left = deadline - now_seconds();
         if (left <= 0) {
             kill_runner(r);
-            *answer = xasprintf("no answer within %.1f s: killed (hang or deadlock)", timeout);
+            *answer = xasprintf("no answer within %.1f s: killed (hang or deadlock)", limit);
             return RUNNER_TIMEOUT;
         }
         struct pollfd p = {.fd = r->from, .events = POLLIN};

@@ -32,6 +32,7 @@ typedef struct {
     unsigned long long seed;
     runner_client runner;
     results_store store;
+    json_t *done; /* ids recorded under this fingerprint */
     int measured, skipped, failed;
 } run_ctx;
 
@@ -130,6 +131,8 @@ static void set_resources(json_t *rec, const resources *r) {
 static bool append(run_ctx *c, json_t *rec) {
     char *err = NULL;
     bool ok = results_append(&c->store, rec, &err);
+    const char *id = json_string_value(json_object_get(rec, "id"));
+    if (ok && c->done && id) json_object_set_new(c->done, id, json_true());
     if (!ok) {
         msg_error("%s", err);
         free(err);
@@ -138,16 +141,20 @@ static bool append(run_ctx *c, json_t *rec) {
     return ok;
 }
 
-/* A record with this id measured under this fingerprint already exists. */
+/* A record with this id measured under this fingerprint already exists.
+ * The ids are indexed once (c->done), not searched per measurement. */
 static bool recorded(run_ctx *c, const char *id) {
-    json_t *rec;
-    size_t i;
-    json_array_foreach(c->store.records, i, rec) {
-        const char *rid = json_string_value(json_object_get(rec, "id"));
-        const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
-        if (rid && fp && !strcmp(rid, id) && !strcmp(fp, c->fingerprint)) return true;
+    if (!c->done) {
+        c->done = json_object();
+        json_t *rec;
+        size_t i;
+        json_array_foreach(c->store.records, i, rec) {
+            const char *rid = json_string_value(json_object_get(rec, "id"));
+            const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
+            if (rid && fp && !strcmp(fp, c->fingerprint)) json_object_set_new(c->done, rid, json_true());
+        }
     }
-    return false;
+    return json_object_get(c->done, id) != NULL;
 }
 
 static void record_id(const char *key, const config *launch, long long n, char out[17]) {
@@ -450,6 +457,7 @@ int cmd_run(const options *o) {
         count_statuses(c.store.records);
         char *path = xstrdup(c.store.path);
         results_close(&c.store);
+        json_decref(c.done);
         if (rc == EXIT_OK && !o->no_emit &&
             !emit_headers(c.s, o->results, path, o->kernels))
             rc = EXIT_FAILURE_;
