@@ -250,12 +250,18 @@ static void cmd_measure(const char *cubin, const char *kernel, unsigned threads,
     CUresult r = drv.cuModuleLoad(&mod, cubin);
     if (r != CUDA_SUCCESS) { fail_cuda("load_error", "loading the cubin", r); return; }
     launch_cfg l = {.threads = threads, .smem = smem};
+    int max_threads = 0;
     r = drv.cuModuleGetFunction(&l.fn, mod, kernel);
     if (r != CUDA_SUCCESS) {
         fail_cuda("load_error", "finding the kernel", r);
     } else if ((r = drv.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                            (int)smem)) != CUDA_SUCCESS) {
         fail_cuda("launch_refused", "asking for the shared memory", r);
+    } else if (drv.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.fn) ==
+                   CUDA_SUCCESS &&
+               (int)threads > max_threads) {
+        reply("fail launch_refused %u threads per block asked; this kernel allows at most %d",
+              threads, max_threads);
     } else {
         int occ = 0;
         r = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, l.fn, (int)threads, smem);

@@ -145,7 +145,7 @@ static bool start_one(const compiler *c, compile_job *job, running *r) {
     r->job = job;
     r->tmp_cubin = xasprintf("%s/%s.cubin.tmp.%ld", c->cache_dir, job->key, (long)getpid());
     r->tmp_log = xasprintf("%s/%s.log.tmp.%ld", c->cache_dir, job->key, (long)getpid());
-    int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     char arch[32];
     snprintf(arch, sizeof arch, "-arch=%s", c->arch);
     char *argv[N_FLAGS + 8];

@@ -50,7 +50,8 @@ static const struct command commands[] = {
      "  --compile-timeout S  seconds one nvcc may take (default 120)\n"
      "  --retime        measure again what is already recorded\n"
      "  --no-emit       record results only\n"
-     "  --results DIR, --kernels DIR, --cache DIR, --root DIR   where things live\n"
+     "  --results DIR, --kernels DIR, --cache DIR, --root DIR, --templates DIR\n"
+     "                  where things live\n"
      "  --nvcc PATH, --runner PATH   the compiler and the runner to use\n"},
     {"list", cmd_list, true,
      "usage: bartune list SPACE [k=v...] [--arch sm_XY]\n"
@@ -121,7 +122,7 @@ int main(int argc, char **argv) {
     o.cache = cache;
 
     enum { O_N = 256, O_REPS, O_TIMEOUT, O_CTIMEOUT, O_RETIME, O_NOEMIT, O_RESULTS, O_KERNELS,
-           O_CACHE, O_ROOT, O_ARCH, O_RECORDS, O_NVCC, O_RUNNER };
+           O_CACHE, O_ROOT, O_ARCH, O_RECORDS, O_NVCC, O_RUNNER, O_TEMPLATES };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},         {"jobs", required_argument, NULL, 'j'},
         {"n", required_argument, NULL, O_N},      {"reps", required_argument, NULL, O_REPS},
@@ -133,7 +134,8 @@ int main(int argc, char **argv) {
         {"cache", required_argument, NULL, O_CACHE}, {"root", required_argument, NULL, O_ROOT},
         {"arch", required_argument, NULL, O_ARCH}, {"records", required_argument, NULL, O_RECORDS},
         {"nvcc", required_argument, NULL, O_NVCC},
-        {"runner", required_argument, NULL, O_RUNNER}, {NULL, 0, NULL, 0}};
+        {"runner", required_argument, NULL, O_RUNNER},
+        {"templates", required_argument, NULL, O_TEMPLATES}, {NULL, 0, NULL, 0}};
     char cmdspace[64];
     snprintf(cmdspace, sizeof cmdspace, "%s ", cmd->name);
     optind = 2;
@@ -172,6 +174,7 @@ int main(int argc, char **argv) {
         case O_RECORDS: o.records = optarg; break;
         case O_NVCC: o.nvcc = optarg; break;
         case O_RUNNER: o.runner = optarg; break;
+        case O_TEMPLATES: o.templates = optarg; break;
         default: return usage_error(cmdspace, "%s", "bad option");
         }
     }

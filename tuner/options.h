@@ -10,6 +10,7 @@ typedef struct {
     char **overrides; /* "k=v" */
     int n_overrides;
     const char *root;     /* holds gen/lib and templates/ */
+    const char *templates; /* templates folder; NULL: root/templates */
     const char *results;  /* results folder */
     const char *kernels;  /* kernels folder */
     const char *cache;    /* compiled variants */

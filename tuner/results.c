@@ -80,7 +80,7 @@ bool results_open(results_store *s, const char *dir, const char *space, char **e
         return false;
     }
     char *lock = xasprintf("%s/.%s.lock", dir, space);
-    s->lock_fd = open(lock, O_RDWR | O_CREAT, 0644);
+    s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644); /* children must not hold the lock */
     if (s->lock_fd < 0) {
         *err = xasprintf("cannot open the lock %s: %s", lock, strerror(errno));
         free(lock);
@@ -106,7 +106,7 @@ bool results_open(results_store *s, const char *dir, const char *space, char **e
     }
     free(lock);
     s->path = xasprintf("%s/%s.jsonl", dir, space);
-    s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND, 0644);
+    s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (s->fd < 0 || !drop_torn_tail(s->fd)) {
         *err = xasprintf("cannot open %s for appending: %s", s->path, strerror(errno));
         return false;

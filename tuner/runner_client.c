@@ -1,6 +1,7 @@
 #include "runner_client.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +12,23 @@
 #include "proc.h"
 #include "util.h"
 
+/* A pipe no child inherits (dup2 onto 0/1 clears the flag for the runner's
+ * own ends): a runner that held its own stdin's write end, or another
+ * runner's, would never see EOF when bartune dies, and would live on
+ * holding the GPU. */
+static bool private_pipe(int fds[2]) {
+    if (pipe(fds) != 0) return false;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return true;
+}
+
 bool runner_start(runner_client *r, const char *path, int ordinal) {
     int in[2], out[2];
     r->pid = -1;
     r->len = 0;
-    if (pipe(in) != 0) return false;
-    if (pipe(out) != 0) {
+    if (!private_pipe(in)) return false;
+    if (!private_pipe(out)) {
         close(in[0]);
         close(in[1]);
         return false;

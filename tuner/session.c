@@ -9,7 +9,8 @@
 #include "util.h"
 
 space *session_open_space(const options *o) {
-    char *lib = path_join(o->root, "gen/lib"), *templates = path_join(o->root, "templates");
+    char *lib = path_join(o->root, "gen/lib");
+    char *templates = o->templates ? xstrdup(o->templates) : path_join(o->root, "templates");
     char *err = NULL;
     space *s = space_open(o->space_path, lib, templates, &err);
     if (!s) {

@@ -123,7 +123,7 @@ char *read_file(const char *path, size_t *len) {
 
 bool write_file_atomic(const char *path, const char *data, size_t len) {
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     bool ok = fd >= 0;
     size_t done = 0;
     while (ok && done < len) {

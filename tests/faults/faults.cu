@@ -1,0 +1,103 @@
+// Fault-injection template: the elementwise pipeline kernel, correct for
+// fault=none, broken one way for every other value. Variant: $(describe)
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace $(ns) {
+constexpr int kThreads = $(warps) * 32;
+
+__device__ __forceinline__ float chain(float v, float a) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) v = fmaf(v, a, 0.0013f);
+    return v;
+}
+
+//% if fault == "slow_compile" then
+// A million dependent statements: nvcc grinds for minutes.
+#define BT_R10(x) x x x x x x x x x x
+#define BT_MILLION(x) BT_R10(BT_R10(BT_R10(BT_R10(BT_R10(BT_R10(x))))))
+//% end
+
+extern "C" __global__ void __launch_bounds__(kThreads) $(kernel_name)(const float* __restrict__ in,
+                                                   float* __restrict__ out, unsigned long long n) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ uint64_t bar;
+    __shared__ volatile int flag;
+    float* tile = reinterpret_cast<float*>(smem);  // kThreads floats (1 KiB for 256)
+    (void)tile;
+    (void)bar;
+    (void)flag;
+//% if fault == "compile_error" then
+    this is not CUDA;
+//% elseif fault == "ptxas_smem" then
+    __shared__ float huge[64 * 1024];  // 256 KiB of static shared memory
+    huge[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = huge[(threadIdx.x + 1) % kThreads];
+//% elseif fault == "slow_compile" then
+    float acc = in[threadIdx.x], acc2 = 1.0f;
+    unsigned k = threadIdx.x;
+    BT_MILLION(acc = fmaf(acc, in[k++ & 1023], acc2); acc2 = fmaf(acc2, acc, 0.5f);)
+    out[threadIdx.x] = acc + acc2;
+//% elseif fault == "divergent_syncthreads" then
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        while (!flag) {}  // waits for the others, who wait at the barrier for warp 0
+    } else {
+        __syncthreads();
+        flag = 1;
+    }
+//% elseif fault == "mbar_count" then
+    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
+    if (threadIdx.x == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(a), "r"(kThreads + 1));
+    __syncthreads();
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(a) : "memory");
+    uint32_t done = 0;
+    while (!done)
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}" : "=r"(done) : "r"(a) : "memory");
+//% elseif fault == "expect_tx_no_copy" then
+    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
+    if (threadIdx.x == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(a));
+    __syncthreads();
+    if (threadIdx.x == 0)
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;" ::"r"(a) : "memory");
+    uint32_t done = 0;
+    while (!done)
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}" : "=r"(done) : "r"(a) : "memory");
+//% elseif fault == "named_count" then
+    if (threadIdx.x < kThreads / 2) asm volatile("bar.sync 1, %0;" ::"n"(kThreads) : "memory");
+//% elseif fault == "infinite_loop" then
+    if (threadIdx.x == 0)
+        while (n != 0) { __nanosleep(1000); }
+//% end
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+//% if fault == "race" then
+        // Each thread publishes its input and takes a neighbour's warp's value
+        // back: the barrier between the two is left out.
+        tile[threadIdx.x] = in[i];
+        float v = tile[(threadIdx.x + 32) % kThreads];
+        tile[(threadIdx.x + 32) % kThreads] = 0.0f;
+        const unsigned long long j = i - threadIdx.x + (threadIdx.x + 32) % kThreads;
+        if (j < n) out[j] = chain(v, 0.999f);
+        __syncthreads();
+//% elseif fault == "wrong_constant" then
+        out[i] = chain(in[i], 0.998f);
+//% elseif fault == "nan" then
+        out[i] = i == n / 3 ? __int_as_float(0x7fc00000) : chain(in[i], 0.999f);
+//% elseif fault == "unwritten" then
+        if (i != n / 2) out[i] = chain(in[i], 0.999f);
+//% else
+        out[i] = chain(in[i], 0.999f);
+//% end
+    }
+//% if fault == "illegal_address" then
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[n + (1ull << 36)] = 1.0f;
+//% elseif fault == "out_of_bounds" then
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[n + 5] = 1.0f;
+//% end
+}
+}  // namespace $(ns)

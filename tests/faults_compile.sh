@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# CI half of the fault suite: what nvcc decides. Each compile-side fault gets
+# its own status, the others compile.
+set -u
+bartune=$1 root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+"$bartune" compile tests/faults/faults.lua --templates tests/faults --cache "$tmp/c" \
+    --compile-timeout 5 >"$tmp/out" 2>/dev/null
+fail=0
+expect() { grep -qE "^$2 +[0-9a-f]+ .* fault=$1 " "$tmp/out" || { echo "fault=$1: expected $2"; fail=1; }; }
+expect compile_error compile_error
+expect ptxas_smem compile_error
+expect slow_compile compile_timeout
+expect none ok
+expect race ok
+[ "$(grep -c '^ok ' "$tmp/out")" = 15 ] || { echo "expected 15 variants to compile"; fail=1; }
+grep -q "18 variants compiled for sm_90, 3 failed" "$tmp/out" || fail=1
+[ $fail = 0 ] || cat "$tmp/out"
+exit $fail

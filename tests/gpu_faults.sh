@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# GPU half of the fault suite: one run over correct and broken variants; each
+# fault is recorded with its own status, the run goes on (runner restarted
+# after hangs and sticky errors), and the best emitted is a correct variant.
+set -u
+bartune=$1 root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+"$bartune" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }
+"$bartune" run tests/faults/faults.lua --templates tests/faults --timeout 2 --compile-timeout 5 \
+    --no-emit --results "$tmp/r" --kernels "$tmp/k" --cache "$tmp/c" >"$tmp/out" 2>"$tmp/err" ||
+    { echo "run failed"; cat "$tmp/err"; exit 1; }
+file=$(ls "$tmp"/r/*/faults.jsonl)
+fail=0
+expect() { # fault status-regex
+    local line
+    line=$(grep "\"fault\":\"$1\"" "$file" | head -1)
+    echo "$line" | grep -qE "\"status\":\"($2)\"" ||
+        { echo "fault=$1: expected status $2, got: $(echo "$line" | grep -o '"status":"[a-z_]*"') $(echo "$line" | grep -o '"message":"[^"]*"' | head -c 300)"; fail=1; }
+}
+expect none ok
+expect compile_error compile_error
+expect ptxas_smem compile_error
+expect slow_compile compile_timeout
+expect smem_launch launch_refused
+expect threads_launch launch_refused
+expect divergent_syncthreads hang
+expect mbar_count hang
+expect expect_tx_no_copy hang
+expect named_count hang
+expect infinite_loop hang
+expect illegal_address runtime_error
+expect out_of_bounds out_of_bounds
+expect wrong_constant wrong_result
+expect race 'race|wrong_result'
+expect nan nan
+expect unwritten unwritten
+[ "$(grep -c '"status":"ok"' "$file")" = 2 ] || { echo "expected the 2 correct variants ok"; fail=1; }
+grep -E '^  #1 ' "$tmp/out" | grep -q '"fault":"none"' || { echo "the best is not a correct variant"; fail=1; }
+[ $fail = 0 ] && echo "17 faults classified, run completed, best is correct: $(grep -c . "$file") records"
+[ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
+exit $fail
