@@ -19,10 +19,13 @@ param("consumer_warps", { 4, 6, 8 })
 param("stages", { 2, 4 })
 param("tile", { 1024, 2048 })   -- floats per stage
 param("vec", { 4 })             -- floats per producer access
-param("cvec", { 1, 4, 8 })      -- floats per consumer step: independent FMA chains
+param("cvec", { 1, 4, 8, 16 })  -- floats per consumer step: independent FMA chains
 param("release", { "thread", "warp" })
+-- The plain kind's own knobs (see templates/pipeline/schedule_elementwise.cuh).
+param("chunk", { "stride", "block" })
+param("prefetch", { 0, 1 })
 -- Launch-time: tried for every compiled variant, no recompile.
-launch_param("blocks_per_sm", { 1, 2, 3, 4, 6, 8, 12, 16 })
+launch_param("blocks_per_sm", { 1, 2, 4, 6, 8, 12, 16 })
 
 -- Values every variant needs, computed once here.
 derive(function(c, dev)
@@ -51,6 +54,15 @@ constraint("the plain kernel has no producers, stages or tiles: one canonical va
   return c.barrier ~= "none" or (c.producer == "regs" and c.producer_warps == 1 and c.stages == 2
     and c.tile == 1024 and c.release == "thread")
 end)
+constraint("chunk and prefetch are knobs of the plain kernel", function(c)
+  return c.barrier == "none" or (c.chunk == "stride" and c.prefetch == 0)
+end)
+constraint("16 chains per thread only in the plain kernel", function(c)
+  return c.cvec <= 8 or c.barrier == "none"
+end)
+constraint("one chain per thread only at the seed's shape (it never wins elsewhere)", function(c)
+  return c.cvec > 1 or (c.producer == "regs" and c.stages == 2 and c.tile == 1024)
+end)
 constraint("lockstep needs two stages (one to fill, one to drain)", function(c)
   return c.barrier ~= "syncthreads" or c.stages >= 2
 end)
@@ -76,7 +88,9 @@ baseline("seed __syncthreads 4+4", { barrier = "syncthreads", producer = "regs",
   producer_warps = 4, consumer_warps = 4, stages = 2, tile = 1024, vec = 4, cvec = 1, release = "thread" })
 baseline("seed cuda::barrier 4+4", { barrier = "cuda_barrier", producer = "regs",
   producer_warps = 4, consumer_warps = 4, stages = 2, tile = 1024, vec = 4, cvec = 1, release = "thread" })
-baseline("plain float4 elementwise", { barrier = "none", consumer_warps = 8, cvec = 4 })
+baseline("plain float4 elementwise", { barrier = "none", consumer_warps = 8, cvec = 4,
+  chunk = "stride", prefetch = 0 })
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU.
 portable("portable", { barrier = "syncthreads", producer = "regs", producer_warps = 2,
-  consumer_warps = 4, stages = 2, tile = 1024, vec = 1, cvec = 1, release = "thread", blocks_per_sm = 4 })
+  consumer_warps = 4, stages = 2, tile = 1024, vec = 1, cvec = 1, release = "thread", chunk = "stride",
+  prefetch = 0, blocks_per_sm = 4 })

@@ -14,7 +14,7 @@ cd "$root"
 n=1000003
 if [ "$(basename "$runner")" = bartune-runner ]; then
     "$bartune" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }
-    n=67108864
+    n=268435456
 else
     export FAKE_RUNNER_DELAY=0.25
 fi

@@ -18,7 +18,7 @@ sleep 1.5
 wait "$first" || { echo "first run failed"; cat "$tmp/err1"; exit 1; }
 grep -q "waiting for .*another bartune (pid $first) is tuning into the same results" "$tmp/err2" ||
     { echo "the second run did not say what it waits for"; cat "$tmp/err2"; exit 1; }
-grep -q "0 measured, 13 already recorded" "$tmp/err2" || { echo "second run measured again"; cat "$tmp/err2"; exit 1; }
+grep -q "0 measured, 16 already recorded" "$tmp/err2" || { echo "second run measured again"; cat "$tmp/err2"; exit 1; }
 n=$(records_ok "$tmp"/r/*/pipeline.jsonl) || exit 1
-[ "$n" = 13 ] || { echo "expected 13 records, found $n"; exit 1; }
+[ "$n" = 16 ] || { echo "expected 16 records, found $n"; exit 1; }
 echo ok

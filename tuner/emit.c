@@ -72,8 +72,12 @@ static bool emit_device(space *s, const char *records_path, const char *kernels_
         return false;
     }
     bool ok = true;
-    json_t *best = results_best(recs, space_n(s));
-    if (!best) best = results_best(recs, 0);
+    int older;
+    json_t *best = best_current(s, recs, space_n(s), &older);
+    if (!best) best = best_current(s, recs, 0, &older);
+    if (older)
+        msg_warn("%s: %d faster record(s) were measured with an earlier version of %s; "
+                 "bartune run measures them again", records_path, older, space_file(s));
     const char *sp = best ? json_string_value(json_object_get(best, "space")) : NULL;
     if (best && (!sp || strcmp(sp, space_name(s)) != 0)) {
         msg_error("%s holds results of space '%s', not '%s'", records_path, sp ? sp : "?",
@@ -271,7 +275,8 @@ bool emit_headers(space *s, const char *results_dir, const char *records, const 
     if (ok && records && n < 64) {
         bool found = false;
         ok = emit_device(s, records, kernels_dir, &devs[n], &found);
-        if (ok && !found) msg_warn("%s has no verified result; only the portable variant is emitted", records);
+        if (ok && !found) msg_warn("%s has no verified result for the space as it is now; only the portable "
+                     "variant is emitted", records);
         /* the same device from the results folder: keep the one from --records */
         for (int i = 0; found && i < n; i++)
             if (!strcmp(devs[i].key, devs[n].key)) {

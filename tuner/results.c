@@ -170,4 +170,25 @@ json_t *results_best_matching(json_t *records, json_t *part, long long n) {
     return best;
 }
 
+static int by_median(const void *a, const void *b) {
+    double x = json_number_value(json_object_get(*(json_t *const *)a, "median_ms"));
+    double y = json_number_value(json_object_get(*(json_t *const *)b, "median_ms"));
+    return (x > y) - (x < y);
+}
+
+json_t *results_ranked(json_t *records, long long n) {
+    size_t count = json_array_size(records), k = 0, i;
+    json_t **ok = malloc(sizeof(json_t *) * (count ? count : 1)), *rec;
+    json_array_foreach(records, i, rec) {
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        if (st && !strcmp(st, "ok") && (n <= 0 || json_integer_value(json_object_get(rec, "n")) == n))
+            ok[k++] = rec;
+    }
+    qsort(ok, k, sizeof *ok, by_median);
+    json_t *out = json_array();
+    for (i = 0; i < k; i++) json_array_append(out, ok[i]);
+    free(ok);
+    return out;
+}
+
 json_t *results_best(json_t *records, long long n) { return results_best_matching(records, NULL, n); }

@@ -26,6 +26,8 @@ void results_close(results_store *s);
  * Records of another format are an error. */
 json_t *results_load(const char *path, int *dropped, char **err);
 
+/* The "ok" records (of size n when n > 0), fastest first: a new array. */
+json_t *results_ranked(json_t *records, long long n);
 /* The best "ok" record (least median_ms), or NULL. */
 json_t *results_best(json_t *records, long long n);
 /* Best ok record whose config contains all of `part` (a JSON object);

@@ -6,6 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "results.h"
 #include "util.h"
 
 space *session_open_space(const options *o) {
@@ -72,6 +73,26 @@ void config_from_json(json_t *obj, const space *s, config *params, config *launc
         }
         config_set(s && space_is_launch_param(s, k) ? launch : params, k, text ? text : "");
     }
+}
+
+json_t *best_current(space *s, json_t *records, long long n, int *older) {
+    json_t *ranked = results_ranked(records, n), *rec, *best = NULL;
+    const config *params = space_params(s);
+    size_t i;
+    *older = 0;
+    json_array_foreach(ranked, i, rec) {
+        json_t *cfg = json_object_get(rec, "config");
+        bool complete = true;
+        for (int p = 0; p < params->count && complete; p++)
+            complete = json_object_get(cfg, params->items[p].name) != NULL;
+        if (complete) {
+            best = rec;
+            break;
+        }
+        (*older)++;
+    }
+    json_decref(ranked); /* records still holds best */
+    return best;
 }
 
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err) {

@@ -22,6 +22,10 @@ json_t *config_json(const config *c);
 /* The inverse of config_json. With a space, launch parameters go to
  * `launch` and the rest to `params`; without one, everything to `params`. */
 void config_from_json(json_t *obj, const space *s, config *params, config *launch);
+/* The fastest ok record (of size n when n > 0) whose config sets every
+ * compile-time parameter of the space as it is now, or NULL. *older counts
+ * faster records measured with an earlier version of the space. */
+json_t *best_current(space *s, json_t *records, long long n, int *older);
 /* The standalone .cu of a variant, as compiled to a cubin. */
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err);
 /* 64-bit hash of a text, as 16 hex digits. */

@@ -23,6 +23,8 @@ long long space_fma_per_item(const space *s);
 /* True when `name` is a launch_param() of the space (tried per compiled
  * variant, not part of its source). */
 bool space_is_launch_param(const space *s, const char *name);
+/* The compile-time parameters, in declaration order. */
+const config *space_params(const space *s);
 /* The baselines and the portable config the script declared. */
 const named_config *space_named(const space *s, int *count);
 

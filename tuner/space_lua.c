@@ -26,6 +26,7 @@ struct space {
     named_config *named;
     int n_named;
     config launch_names; /* launch_param() names, values unused */
+    config param_names;  /* param() names, values unused */
     long budget;
 };
 
@@ -147,6 +148,18 @@ static void sort_config(config *c) {
         }
 }
 
+/* The names of S[field] (a list of parameters), S at the top of the stack. */
+static void read_names(lua_State *L, const char *field, config *out) {
+    lua_getfield(L, -1, field);         /* S list */
+    for (lua_Integer i = 1, n = luaL_len(L, -1); i <= n; i++) {
+        lua_geti(L, -1, i);             /* S list p */
+        lua_getfield(L, -1, "name");
+        config_set(out, lua_tostring(L, -1), "");
+        lua_pop(L, 2);                  /* S list */
+    }
+    lua_pop(L, 1);                      /* S */
+}
+
 static void read_named(space *s) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref); /* S */
@@ -245,14 +258,8 @@ space *space_open(const char *path, const char *lib_dir, const char *templates_d
     lua_getfield(L, -3, "fma_per_item");
     s->fma_per_item = (long long)lua_tointeger(L, -1);
     lua_pop(L, 3);
-    lua_getfield(L, -1, "launch");      /* M S launch */
-    for (lua_Integer i = 1, n = luaL_len(L, -1); i <= n; i++) {
-        lua_geti(L, -1, i);             /* M S launch p */
-        lua_getfield(L, -1, "name");
-        config_set(&s->launch_names, lua_tostring(L, -1), "");
-        lua_pop(L, 2);                  /* M S launch */
-    }
-    lua_pop(L, 1);                      /* M S */
+    read_names(L, "launch", &s->launch_names);
+    read_names(L, "params", &s->param_names);
     s->space_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* M */
     lua_pop(L, 1);
     read_named(s);
@@ -268,6 +275,7 @@ void space_close(space *s) {
     }
     free(s->named);
     config_free(&s->launch_names);
+    config_free(&s->param_names);
     free(s->templates_dir);
     free(s->file);
     free(s->name);
@@ -285,6 +293,8 @@ long long space_fma_per_item(const space *s) { return s->fma_per_item; }
 bool space_is_launch_param(const space *s, const char *name) {
     return config_get(&s->launch_names, name) != NULL;
 }
+
+const config *space_params(const space *s) { return &s->param_names; }
 
 const named_config *space_named(const space *s, int *count) {
     *count = s->n_named;

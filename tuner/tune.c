@@ -287,27 +287,15 @@ static void print_summary(space *s, json_t *records, long long n, const char *de
     double b = json_number_value(json_object_get(best, "median_ms"));
     printf("\n%s, n = %lld: median/min/max ms over timed launches; x = time / best\n", devname, n);
     printf("  %-26s %9s %9s %9s %8s  %s\n", "", "median", "min", "max", "x", "config");
-    /* the five fastest, distinct records */
-    json_t *sorted = json_array(), *rec;
+    json_t *ranked = results_ranked(records, n), *rec;
     size_t i;
-    json_array_foreach(records, i, rec) {
-        const char *st = json_string_value(json_object_get(rec, "status"));
-        if (st && !strcmp(st, "ok") && json_integer_value(json_object_get(rec, "n")) == n)
-            json_array_append(sorted, rec);
-    }
-    for (int rank = 0; rank < 5 && json_array_size(sorted) > 0; rank++) {
-        size_t bi = 0;
-        double bm = 1e300;
-        json_array_foreach(sorted, i, rec) {
-            double m = json_number_value(json_object_get(rec, "median_ms"));
-            if (m < bm) bm = m, bi = i;
-        }
+    json_array_foreach(ranked, i, rec) {
+        if (i == 5) break;
         char label[32];
-        snprintf(label, sizeof label, "#%d", rank + 1);
-        print_row(json_array_get(sorted, bi), label, b);
-        json_array_remove(sorted, bi);
+        snprintf(label, sizeof label, "#%zu", i + 1);
+        print_row(rec, label, b);
     }
-    json_decref(sorted);
+    json_decref(ranked);
     int count;
     const named_config *named = space_named(s, &count);
     for (int k = 0; k < count; k++) {
@@ -616,7 +604,8 @@ int cmd_bench(const options *o) {
     char *path = xasprintf("%s/%s/%s.jsonl", o->results, c.key, space_name(c.s)), *err = NULL;
     int dropped, rc = EXIT_OK;
     json_t *recs = results_load(path, &dropped, &err);
-    json_t *best = recs ? results_best(recs, c.n) : NULL;
+    int older = 0;
+    json_t *best = recs ? best_current(c.s, recs, c.n, &older) : NULL;
     if (!recs || !best) {
         msg_error("%s: %s", path, recs ? "no verified result at this n: run bartune run first" : err);
         rc = EXIT_INPUT;

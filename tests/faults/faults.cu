@@ -73,18 +73,24 @@ extern "C" __global__ void __launch_bounds__(kThreads) $(kernel_name)(const floa
         while (n != 0) { __nanosleep(1000); }
 //% end
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+//% if fault == "race" then
+    // Each thread publishes its input and takes the value of a thread of the
+    // next warp: the barrier between the two is left out. (The loop is
+    // block-uniform so that the barrier that is there is reached by all.)
+    for (unsigned long long base = blockIdx.x * (unsigned long long)blockDim.x; base < n;
+         base += stride) {
+        const unsigned long long i = base + threadIdx.x;
+        const unsigned other = (threadIdx.x + 32) % kThreads;
+        tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+        const float v = tile[other];
+        tile[other] = 0.0f;  // a read that came too early sees this next time
+        if (base + other < n) out[base + other] = chain(v, 0.999f);
+        __syncthreads();
+    }
+//% else
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
          i += stride) {
-//% if fault == "race" then
-        // Each thread publishes its input and takes a neighbour's warp's value
-        // back: the barrier between the two is left out.
-        tile[threadIdx.x] = in[i];
-        float v = tile[(threadIdx.x + 32) % kThreads];
-        tile[(threadIdx.x + 32) % kThreads] = 0.0f;
-        const unsigned long long j = i - threadIdx.x + (threadIdx.x + 32) % kThreads;
-        if (j < n) out[j] = chain(v, 0.999f);
-        __syncthreads();
-//% elseif fault == "wrong_constant" then
+//% if fault == "wrong_constant" then
         out[i] = chain(in[i], 0.998f);
 //% elseif fault == "nan" then
         out[i] = i == n / 3 ? __int_as_float(0x7fc00000) : chain(in[i], 0.999f);
@@ -94,6 +100,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) $(kernel_name)(const floa
         out[i] = chain(in[i], 0.999f);
 //% end
     }
+//% end
 //% if fault == "illegal_address" then
     if (threadIdx.x == 0 && blockIdx.x == 0) out[n + (1ull << 36)] = 1.0f;
 //% elseif fault == "out_of_bounds" then
