@@ -73,8 +73,8 @@ static bool emit_device(space *s, const char *records_path, const char *kernels_
     }
     bool ok = true;
     int older;
-    json_t *best = best_current(s, recs, space_n(s), &older);
-    if (!best) best = best_current(s, recs, 0, &older);
+    json_t *best = best_current(s, recs, space_n(s), NULL, &older);
+    if (!best) best = best_current(s, recs, 0, NULL, &older);
     if (older)
         msg_warn("%s: %d faster record(s) were measured with an earlier version of %s; "
                  "bartune run measures them again", records_path, older, space_file(s));

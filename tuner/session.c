@@ -75,13 +75,18 @@ void config_from_json(json_t *obj, const space *s, config *params, config *launc
     }
 }
 
-json_t *best_current(space *s, json_t *records, long long n, int *older) {
+json_t *best_current(space *s, json_t *records, long long n, json_t *part, int *older) {
     json_t *ranked = results_ranked(records, n), *rec, *best = NULL;
     const config *params = space_params(s);
     size_t i;
     *older = 0;
     json_array_foreach(ranked, i, rec) {
         json_t *cfg = json_object_get(rec, "config");
+        const char *k;
+        json_t *v;
+        bool matches = true;
+        json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
+        if (!matches) continue;
         bool complete = true;
         for (int p = 0; p < params->count && complete; p++)
             complete = json_object_get(cfg, params->items[p].name) != NULL;

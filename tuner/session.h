@@ -25,7 +25,7 @@ void config_from_json(json_t *obj, const space *s, config *params, config *launc
 /* The fastest ok record (of size n when n > 0) whose config sets every
  * compile-time parameter of the space as it is now, or NULL. *older counts
  * faster records measured with an earlier version of the space. */
-json_t *best_current(space *s, json_t *records, long long n, int *older);
+json_t *best_current(space *s, json_t *records, long long n, json_t *part, int *older);
 /* The standalone .cu of a variant, as compiled to a cubin. */
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err);
 /* 64-bit hash of a text, as 16 hex digits. */

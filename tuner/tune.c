@@ -605,7 +605,7 @@ int cmd_bench(const options *o) {
     int dropped, rc = EXIT_OK;
     json_t *recs = results_load(path, &dropped, &err);
     int older = 0;
-    json_t *best = recs ? best_current(c.s, recs, c.n, &older) : NULL;
+    json_t *best = recs ? best_current(c.s, recs, c.n, NULL, &older) : NULL;
     if (!recs || !best) {
         msg_error("%s: %s", path, recs ? "no verified result at this n: run bartune run first" : err);
         rc = EXIT_INPUT;
@@ -647,7 +647,7 @@ int cmd_bench(const options *o) {
         for (int i = 0; i < count; i++) {
             if (named[i].portable) continue;
             json_t *part = config_json(&named[i].cfg);
-            bench_entry e = {named[i].label, results_best_matching(recs, part, c.n)};
+            bench_entry e = {named[i].label, best_current(c.s, recs, c.n, part, &older)};
             json_decref(part);
             if (!e.rec) printf("  %-26s (no verified record; run bartune run)\n", e.label);
             else bench_one(&c, &comp, &e, floor_ms, best_ms, &ms);
