@@ -32,7 +32,7 @@ inline int tuned_index() {
 inline const char *bartune_pipeline_variant(const float *in, const float *out) {
     switch (bartune_pipeline_dispatch::tuned_index()) {
     case 0:
-        if (bartune_pipeline_nvidia_h200_sm90::usable(in, out)) return "nvidia-h200-sm90: barrier=none consumer_warps=4 cvec=8 producer=regs producer_warps=1 release=thread stages=2 tile=1024 vec=4 blocks_per_sm=16";
+        if (bartune_pipeline_nvidia_h200_sm90::usable(in, out)) return "nvidia-h200-sm90: barrier=none chunk=block consumer_warps=4 cvec=8 prefetch=1 producer=regs producer_warps=1 release=thread stages=2 tile=1024 vec=4 blocks_per_sm=16";
         break;
     default: break;
     }
