@@ -259,33 +259,26 @@ bool emit_headers(space *s, const char *results_dir, const char *records, const 
     int n = 0;
     bool ok = true;
     /* Every device with results, so the dispatcher knows them all; with
-     * --records, that file's device joins the ones already emitted. */
-    DIR *d = opendir(results_dir);
+     * --records, that file's device alone. */
+    if (records) {
+        bool found = false;
+        ok = emit_device(s, records, kernels_dir, &devs[0], &found);
+        if (ok && !found)
+            msg_warn("%s has no verified result for the space as it is now; only the portable "
+                     "variant is emitted", records);
+        n = found;
+    }
+    DIR *d = records ? NULL : opendir(results_dir);
     struct dirent *e;
     while (ok && d && (e = readdir(d)) && n < 64) {
         if (e->d_name[0] == '.') continue;
         char *path = xasprintf("%s/%s/%s.jsonl", results_dir, e->d_name, space_name(s));
         bool found = false;
-        if (file_exists(path) && (!records || strcmp(path, records) != 0))
-            ok = emit_device(s, path, kernels_dir, &devs[n], &found);
+        if (file_exists(path)) ok = emit_device(s, path, kernels_dir, &devs[n], &found);
         if (found) n++;
         free(path);
     }
     if (d) closedir(d);
-    if (ok && records && n < 64) {
-        bool found = false;
-        ok = emit_device(s, records, kernels_dir, &devs[n], &found);
-        if (ok && !found) msg_warn("%s has no verified result for the space as it is now; only the portable "
-                     "variant is emitted", records);
-        /* the same device from the results folder: keep the one from --records */
-        for (int i = 0; found && i < n; i++)
-            if (!strcmp(devs[i].key, devs[n].key)) {
-                free(devs[i].summary);
-                devs[i] = devs[n];
-                found = false;
-            }
-        if (found) n++;
-    }
     if (ok) ok = write_dispatcher(s, kernels_dir, devs, n, portable_ns);
     for (int i = 0; i < n; i++) free(devs[i].summary);
     return ok;

@@ -254,13 +254,15 @@ static bool measure(run_ctx *c, const variant *v, const compile_job *job, const 
                               json_string_value(json_object_get(rec, "message")));
         }
         c->measured++;
-        go_on = append(c, rec);
+        bool sticky = !strcmp(st, "runtime_error") || !strcmp(st, "setup_error");
+        go_on = append(c, rec); /* rec (and st) belong to the store now */
+        /* After an error that poisons its context the runner answers, then
+         * exits: wait for that (runner_stop) rather than race it, and start
+         * a new one before the next variant. */
         int status;
         bool dead = c->runner.pid <= 0 || proc_poll(c->runner.pid, &status);
-        if (dead) {
-            c->runner.pid = -1;
-            go_on = go_on && restart_runner(c);
-        }
+        if (dead) c->runner.pid = -1;
+        if (dead || sticky) go_on = go_on && restart_runner(c);
     }
     free(ans);
     free(desc);
@@ -443,13 +445,10 @@ int cmd_run(const options *o) {
                 c.skipped, c.failed);
         print_summary(c.s, c.store.records, c.n, c.dev.name);
         count_statuses(c.store.records);
-        char *path = xstrdup(c.store.path);
         results_close(&c.store);
         json_decref(c.done);
-        if (rc == EXIT_OK && !o->no_emit &&
-            !emit_headers(c.s, o->results, path, o->kernels))
+        if (rc == EXIT_OK && !o->no_emit && !emit_headers(c.s, o->results, NULL, o->kernels))
             rc = EXIT_FAILURE_;
-        free(path);
     }
     free(dir);
     if (sources) {
