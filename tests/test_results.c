@@ -23,6 +23,13 @@ static json_t *record(const char *status, double ms, long long n) {
                      "median_ms", ms, "n", (json_int_t)n, "config", "stages", (int)(ms * 10));
 }
 
+/* results_append takes its own reference; drop ours. */
+static bool append(results_store *s, json_t *rec, char **err) {
+    bool ok = results_append(s, rec, err);
+    json_decref(rec);
+    return ok;
+}
+
 static void append_raw(const char *path, const char *text) {
     int fd = open(path, O_WRONLY | O_APPEND);
     EXPECT(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
@@ -36,10 +43,10 @@ int main(void) {
     char *err = NULL;
     EXPECT(results_open(&s, dir, "sp", &err));
     EXPECT(json_array_size(s.records) == 0);
-    EXPECT(results_append(&s, record("ok", 2.0, 100), &err));
-    EXPECT(results_append(&s, record("ok", 1.0, 100), &err));
-    EXPECT(results_append(&s, record("hang", 0.5, 100), &err));
-    EXPECT(results_append(&s, record("ok", 0.7, 50), &err));
+    EXPECT(append(&s, record("ok", 2.0, 100), &err));
+    EXPECT(append(&s, record("ok", 1.0, 100), &err));
+    EXPECT(append(&s, record("hang", 0.5, 100), &err));
+    EXPECT(append(&s, record("ok", 0.7, 50), &err));
     char *path = xstrdup(s.path);
     results_close(&s);
 
@@ -59,7 +66,7 @@ int main(void) {
     /* reopening cuts the torn tail, so the next record starts a fresh line */
     EXPECT(results_open(&s, dir, "sp", &err));
     EXPECT(json_array_size(s.records) == 4);
-    EXPECT(results_append(&s, record("ok", 3.0, 100), &err));
+    EXPECT(append(&s, record("ok", 3.0, 100), &err));
     results_close(&s);
     recs = results_load(path, &dropped, &err);
     EXPECT(recs && json_array_size(recs) == 5 && dropped == 0);
