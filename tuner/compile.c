@@ -1,6 +1,8 @@
 #include "compile.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,25 @@ const char *compile_status_name(compile_status s) {
     }
 }
 
+/* Removes partial outputs (*.tmp.<pid>) that a killed bartune left behind;
+ * those of a bartune still running stay. */
+static void sweep_partial_outputs(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *t = strstr(e->d_name, ".tmp.");
+        if (!t) continue;
+        char *end;
+        long pid = strtol(t + 5, &end, 10);
+        if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+            char *path = path_join(dir, e->d_name);
+            unlink(path);
+            free(path);
+        }
+    }
+    if (d) closedir(d);
+}
+
 bool compiler_init(compiler *c) {
     char *cmd = xasprintf("'%s' --version 2>&1", c->nvcc);
     FILE *p = popen(cmd, "r");
@@ -53,6 +74,7 @@ bool compiler_init(compiler *c) {
         msg_error("cannot create the cache folder %s: %s", c->cache_dir, strerror(errno));
         return false;
     }
+    sweep_partial_outputs(c->cache_dir);
     if (c->jobs <= 0) c->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (c->jobs <= 0) c->jobs = 1;
     return true;
