@@ -1,44 +1,63 @@
--- The seed's producer/consumer pipeline (seeds/000): out[i] = f^64(in[i]).
--- Add a value to a list, a param() or a constraint() here; no C changes.
+-- The seed's producer/consumer pipeline (seeds/000) over the problem in
+-- problems/pipeline.lua. Add a value to a list, a param() or a constraint()
+-- here; no C changes.
 space {
   name = "pipeline",
-  template = "pipeline.cu",  -- under templates/
-  problem = "pipeline",      -- the runner's CPU reference and kernel ABI
-  n = 1 << 28,
-  -- What one element costs at least, for the floor `bartune bench` reports:
-  bytes_per_item = 8,        -- read 4 B, write 4 B
-  fma_per_item = 64,         -- the chain
+  template = "pipeline.cu",     -- under templates/
+  host = "pipeline/host.cuh",   -- the emitted header's entry (peels unaligned heads)
+  problem = "pipeline",         -- problems/pipeline.lua
 }
 
--- Compile-time parameters: each combination is one rendered .cu.
+-- Compile-time parameters: each combination is one rendered .cu. A
+-- parameter with `when` exists only where the predicate holds (it sees the
+-- parameters declared before it).
+local staged = function(c) return c.barrier ~= "none" end
+local plain = function(c) return c.barrier == "none" end
 -- "none": the plain elementwise kernel (no shared memory), the yardstick.
 param("barrier", { "none", "syncthreads", "named", "cuda_barrier", "mbarrier" })
-param("producer", { "regs", "cp_async", "bulk" })
-param("producer_warps", { 1, 2, 4 })
+-- "seed": the lesson's two kernels as it writes them (two __syncthreads per
+-- tile; cuda::barrier with every thread counted and arrive_and_wait).
+param("form", { "tuned", "seed" }, { when = function(c)
+  return c.barrier == "syncthreads" or c.barrier == "cuda_barrier" end })
+param("producer", { "regs", "cp_async", "bulk" }, { when = staged })
+param("producer_warps", { 1, 2, 4 }, { when = staged })
 param("consumer_warps", { 4, 6, 8 })
-param("stages", { 2, 4 })
-param("tile", { 1024, 2048 })   -- floats per stage
-param("vec", { 4 })             -- floats per producer access
-param("cvec", { 1, 4, 8, 16 })  -- floats per consumer step: independent FMA chains
-param("release", { "thread", "warp" })
+param("stages", { 2, 4 }, { when = staged })
+param("tile", { 1024, 2048 }, { when = staged })   -- floats per stage
+param("vec", { 4 }, { when = staged })             -- floats per producer access
+param("cvec", { 1, 4, 8, 16 })                     -- floats per consumer step: independent FMA chains
+param("release", { "thread", "warp" }, { when = function(c) return c.barrier == "mbarrier" end })
 -- The plain kind's own knobs (see templates/pipeline/schedule_elementwise.cuh).
-param("chunk", { "stride", "block" })
-param("prefetch", { 0, 1 })
+param("chunk", { "stride", "block" }, { when = plain })
+param("prefetch", { 0, 1 }, { when = plain })
 -- Launch-time: tried for every compiled variant, no recompile.
 launch_param("blocks_per_sm", { 1, 2, 4, 6, 8, 12, 16 })
 
 -- Values every variant needs, computed once here.
 derive(function(c, dev)
-  local plain = c.barrier == "none"
-  c.threads = 32 * (c.consumer_warps + (plain and 0 or c.producer_warps))
   local objects = c.barrier == "cuda_barrier" or c.barrier == "mbarrier"
-  c.bar_area = objects and 256 or 0
-  c.smem_bytes = plain and 0 or c.bar_area + c.stages * c.tile * 4
-  c.full_count = c.producer == "bulk" and 1 or 32 * c.producer_warps
-  c.empty_count = c.release == "warp" and c.consumer_warps or 32 * c.consumer_warps
+  if plain(c) then
+    c.threads = 32 * c.consumer_warps
+    c.smem_bytes = 0
+  else
+    c.threads = 32 * (c.consumer_warps + c.producer_warps)
+    c.bar_area = objects and 256 or 0
+    c.smem_bytes = c.bar_area + c.stages * c.tile * 4
+  end
+  if c.barrier == "mbarrier" then
+    c.full_count = c.producer == "bulk" and 1 or 32 * c.producer_warps
+    c.empty_count = c.release == "warp" and c.consumer_warps or 32 * c.consumer_warps
+  end
   local needs = { none = 70, syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
   c.min_cc = math.max(needs[c.barrier], c.producer == "bulk" and 90 or c.producer == "cp_async" and 80 or 70)
-  c.align_bytes = c.producer == "bulk" and 16 or 4 * math.min(4, math.max(c.vec, c.cvec))
+end)
+
+-- One source of launch geometry: the runner launches what this returns, and
+-- the emitted header computes the same from the call's n and the GPU's SMs.
+launch(function(c, s, dev)
+  local per_block = c.barrier == "none" and c.threads * c.cvec or c.tile
+  return { grid = { min(c.blocks_per_sm * dev.sms, ceil_div(s.n, per_block)) },
+           block = { c.threads }, smem = c.smem_bytes, resident = c.blocks_per_sm }
 end)
 
 constraint("the device's architecture has the barrier and producer", function(c, dev)
@@ -50,21 +69,15 @@ end)
 constraint("shared memory within the device's per-block limit", function(c, dev)
   return c.smem_bytes <= dev.smem_per_block
 end)
-constraint("the plain kernel has no producers, stages or tiles: one canonical variant per shape", function(c)
-  return c.barrier ~= "none" or (c.producer == "regs" and c.producer_warps == 1 and c.stages == 2
-    and c.tile == 1024 and c.release == "thread")
-end)
-constraint("chunk and prefetch are knobs of the plain kernel", function(c)
-  return c.barrier == "none" or (c.chunk == "stride" and c.prefetch == 0)
+constraint("the seed's kernels: register producers, 2 stages of 1024 floats, one chain", function(c)
+  return c.form ~= "seed" or (c.producer == "regs" and c.stages == 2 and c.tile == 1024 and c.cvec == 1
+    and c.producer_warps + c.consumer_warps == 8 and c.producer_warps >= 2)
 end)
 constraint("16 chains per thread only in the plain kernel", function(c)
-  return c.cvec <= 8 or c.barrier == "none"
+  return c.cvec <= 8 or plain(c)
 end)
 constraint("one chain per thread only at the seed's shape (it never wins elsewhere)", function(c)
   return c.cvec > 1 or (c.producer == "regs" and c.stages == 2 and c.tile == 1024)
-end)
-constraint("lockstep needs two stages (one to fill, one to drain)", function(c)
-  return c.barrier ~= "syncthreads" or c.stages >= 2
 end)
 constraint("named barrier ids 1..15: two per stage", function(c)
   return c.barrier ~= "named" or 2 * c.stages <= 15
@@ -75,22 +88,26 @@ end)
 constraint("bulk copies are issued by one elected thread: one producer warp", function(c)
   return c.producer ~= "bulk" or c.producer_warps == 1
 end)
-constraint("per-warp release applies to raw mbarriers (other kinds count threads)", function(c)
-  return c.release == "thread" or c.barrier == "mbarrier"
-end)
 constraint("producers cover a tile in whole steps", function(c)
-  return c.tile % (32 * c.producer_warps * c.vec) == 0
+  return plain(c) or c.tile % (32 * c.producer_warps * c.vec) == 0
 end)
 
--- The seed's two kernels at its 4+4-warp, double-buffered shape, shown
--- beside the best in every report.
-baseline("seed __syncthreads 4+4", { barrier = "syncthreads", producer = "regs",
-  producer_warps = 4, consumer_warps = 4, stages = 2, tile = 1024, vec = 4, cvec = 1, release = "thread" })
-baseline("seed cuda::barrier 4+4", { barrier = "cuda_barrier", producer = "regs",
-  producer_warps = 4, consumer_warps = 4, stages = 2, tile = 1024, vec = 4, cvec = 1, release = "thread" })
+-- The seed's kernels, shown beside the best in every report: as the lesson
+-- writes them, and bartune's one-barrier lockstep at the same shape.
+local seed = { producer = "regs", stages = 2, tile = 1024, vec = 4, cvec = 1 }
+local function at(t)
+  local c = {}
+  for k, v in pairs(seed) do c[k] = v end
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+baseline("seed __syncthreads 4+4", at({ barrier = "syncthreads", form = "seed", producer_warps = 4, consumer_warps = 4 }))
+baseline("seed cuda::barrier 4+4", at({ barrier = "cuda_barrier", form = "seed", producer_warps = 4, consumer_warps = 4 }))
+baseline("seed __syncthreads 2+6", at({ barrier = "syncthreads", form = "seed", producer_warps = 2, consumer_warps = 6 }))
+baseline("seed cuda::barrier 2+6", at({ barrier = "cuda_barrier", form = "seed", producer_warps = 2, consumer_warps = 6 }))
+baseline("1-barrier lockstep 4+4", at({ barrier = "syncthreads", form = "tuned", producer_warps = 4, consumer_warps = 4 }))
 baseline("plain float4 elementwise", { barrier = "none", consumer_warps = 8, cvec = 4,
   chunk = "stride", prefetch = 0 })
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU.
-portable("portable", { barrier = "syncthreads", producer = "regs", producer_warps = 2,
-  consumer_warps = 4, stages = 2, tile = 1024, vec = 1, cvec = 1, release = "thread", chunk = "stride",
-  prefetch = 0, blocks_per_sm = 4 })
+portable("portable", at({ barrier = "syncthreads", form = "tuned", producer_warps = 2,
+  consumer_warps = 4, blocks_per_sm = 4 }))

@@ -1,38 +1,102 @@
-// Compares a kernel's output with the CPU reference on the GPU, bit for bit,
-// so that verifying 2^28 floats costs a millisecond, not a copy to the host.
-// stats: [0] elements differing, [1] first differing index, [2] of those
-// still holding the poison (never written), [3] NaN where the reference is
-// not, [4] guard words past the end of out that were overwritten.
-extern "C" __global__ void bartune_compare(const unsigned* __restrict__ out,
-                                           const unsigned* __restrict__ ref,
-                                           unsigned long long n, unsigned poison,
-                                           unsigned long long guard,
-                                           unsigned long long* stats) {
-    unsigned long long bad = 0, unwritten = 0, nans = 0, first = ~0ull, scribbled = 0;
+// The runner's own kernels: checking a variant's output on the GPU (so that
+// verifying 2^28 elements costs a millisecond, not a copy to the host),
+// checksums that tell whether inputs, references and guards are intact, and
+// the copy and FMA kernels that measure the card's ceilings.
+
+// stats of one check: [0] elements that fail the rule, [1] first failing
+// index, [2] of those still holding the poison (never written), [3] NaN or
+// Inf where the reference is finite.
+enum { ST_BAD, ST_FIRST, ST_UNWRITTEN, ST_NONFINITE, ST_WORDS };
+
+__device__ __forceinline__ void report(unsigned long long* stats, unsigned long long bad,
+                                       unsigned long long first, unsigned long long unwritten,
+                                       unsigned long long nonfinite) {
+    if (bad) {
+        atomicAdd(&stats[ST_BAD], bad);
+        atomicMin(&stats[ST_FIRST], first);
+        atomicAdd(&stats[ST_UNWRITTEN], unwritten);
+        atomicAdd(&stats[ST_NONFINITE], nonfinite);
+    }
+}
+
+// Bit for bit: elements of `width` bytes (4 or 8); `fp` says whether they
+// are floating point (for telling NaN/Inf apart). `poison` is one byte,
+// repeated.
+extern "C" __global__ void bartune_check_exact(const void* __restrict__ out,
+                                               const void* __restrict__ expect,
+                                               unsigned long long n, int width, int fp,
+                                               unsigned poison, unsigned long long* stats) {
+    unsigned long long bad = 0, unwritten = 0, nonfinite = 0, first = ~0ull;
+    const unsigned long long p64 = 0x0101010101010101ull * (poison & 0xffu);
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        unsigned long long o, r;
+        bool inf_nan;
+        if (width == 4) {
+            const unsigned oo = static_cast<const unsigned*>(out)[i];
+            o = oo;
+            r = static_cast<const unsigned*>(expect)[i];
+            inf_nan = fp && (oo & 0x7f800000u) == 0x7f800000u && (r & 0x7f800000u) != 0x7f800000u;
+            if (o == r) continue;
+            unwritten += oo == (unsigned)p64;
+        } else {
+            o = static_cast<const unsigned long long*>(out)[i];
+            r = static_cast<const unsigned long long*>(expect)[i];
+            const unsigned long long e = 0x7ff0000000000000ull;
+            inf_nan = fp && (o & e) == e && (r & e) != e;
+            if (o == r) continue;
+            unwritten += o == p64;
+        }
+        bad++;
+        nonfinite += inf_nan;
+        if (i < first) first = i;
+    }
+    report(stats, bad, first, unwritten, nonfinite);
+}
+
+// Within a bound: |out - expect| <= bound, per element, for float or double
+// outputs (`width` 4 or 8) against double references. NaN fails.
+extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
+                                               const double* __restrict__ expect,
+                                               const double* __restrict__ bound,
+                                               unsigned long long n, int width, unsigned poison,
+                                               unsigned long long* stats) {
+    unsigned long long bad = 0, unwritten = 0, nonfinite = 0, first = ~0ull;
+    const unsigned long long p64 = 0x0101010101010101ull * (poison & 0xffu);
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        double o;
+        bool was_poison;
+        if (width == 4) {
+            const float f = static_cast<const float*>(out)[i];
+            o = f;
+            was_poison = __float_as_uint(f) == (unsigned)p64;
+        } else {
+            o = static_cast<const double*>(out)[i];
+            was_poison = (unsigned long long)__double_as_longlong(o) == p64;
+        }
+        if (fabs(o - expect[i]) <= bound[i]) continue;
+        bad++;
+        unwritten += was_poison;
+        nonfinite += !isfinite(o) && isfinite(expect[i]);
+        if (i < first) first = i;
+    }
+    report(stats, bad, first, unwritten, nonfinite);
+}
+
+// A checksum of `words` 32-bit words: sum of w_i * (2i + 1) mod 2^64, order
+// independent, so atomics give the same answer every time.
+extern "C" __global__ void bartune_checksum(const unsigned* __restrict__ p,
+                                            unsigned long long words,
+                                            unsigned long long* sum) {
+    unsigned long long s = 0;
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-         i < n + guard; i += stride) {
-        const unsigned o = out[i];
-        if (i >= n) {
-            scribbled += o != poison;
-            continue;
-        }
-        const unsigned r = ref[i];
-        if (o == r) continue;
-        bad++;
-        if (i < first) first = i;
-        if (o == poison)
-            unwritten++;
-        else if ((o & 0x7f800000u) == 0x7f800000u && (o & 0x007fffffu))
-            nans++;
-    }
-    if (bad | scribbled) {
-        atomicAdd(&stats[0], bad);
-        atomicMin(&stats[1], first);
-        atomicAdd(&stats[2], unwritten);
-        atomicAdd(&stats[3], nans);
-        atomicAdd(&stats[4], scribbled);
-    }
+         i < words; i += stride)
+        s += (unsigned long long)p[i] * (2 * i + 1);
+    atomicAdd(sum, s);
 }
 
 // The card's ceilings, measured rather than taken from a datasheet.

@@ -1,60 +1,78 @@
-/* bartune-runner: one per GPU, driven by the CLI over stdin/stdout, one
- * request line in, one answer line out (plus a "probe" line once a variant's
- * first launch has finished, so the CLI can scale its time limit).
+/* bartune-runner: one per GPU, driven by the CLI with one JSON object per
+ * line each way on file descriptors 3 (requests) and 4 (answers). Its
+ * stdout and stderr (where a kernel's printf lands) go to a log, so nothing
+ * a kernel prints can pass for an answer.
  *
- *   info                                  -> ok {device json}
- *   problem NAME N SEED                   -> ok SECONDS
- *   measure CUBIN KERNEL THREADS SMEM BLOCKS_PER_SM TILE REPS
- *                                         -> probe MS, then ok MEDIAN MIN MAX OCCUPANCY
- *                                            or fail STATUS MESSAGE
- *   floor                                 -> ok COPY_GBPS DTOD_GBPS FMA_PER_S
- *   quit
+ *   {"op":"hello","version":V}  -> {"ok":true,"version":V,"device":{...}}
+ *   {"op":"problem",...}         -> {"ok":true,"seconds":S,"cached":B}
+ *   {"op":"measure",...}         -> {"probe_ms":T,"launches_left":L}, then
+ *                                   {"ok":true,"median_ms":..} or
+ *                                   {"ok":false,"status":"...","message":"..."}
+ *   {"op":"floor"}               -> {"ok":true,"copy_gbps":..,"dtod_gbps":..,"fma_per_s":..}
+ *   {"op":"quit"}
  *
  * After an error that poisons the context (illegal address, trap) it answers
  * and exits: the CLI starts a new runner for the next variant. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "driver.h"
-#include "problems.h"
+#include "problem.h"
 #include "util.h"
 
-enum { VERIFY_LAUNCHES = 3, WARMUP = 2, GUARD = 16384, EXIT_STICKY = 3 };
-static const unsigned POISON = 0xffbadbadu; /* a NaN no kernel computes */
+enum { PROTOCOL_VERSION = 2, VERIFY_LAUNCHES = 3, WARMUP = 2, EXIT_STICKY = 3 };
+/* Poison bytes of outputs before a launch; alternated so that an output
+ * whose expected value happens to equal one pattern is still caught. */
+static const unsigned POISON[2] = {0xFF, 0xA5};
 
 static struct {
     CUdevice dev;
     CUcontext ctx;
     int sms;
-    const problem *prob;
-    size_t n;
-    CUdeviceptr in, out, ref, stats;
-    CUfunction compare, copy, fma_peak;
+    bool have_problem;
+    rproblem prob;
+    CUdeviceptr scratch; /* checksums */
+    CUfunction check_exact, check_bound, checksum, copy, fma_peak;
+    FILE *out;
 } R;
 
-static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void reply(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout);
+static void send_json(json_t *j) {
+    char *line = json_dumps(j, JSON_COMPACT);
+    fprintf(R.out, "%s\n", line);
+    fflush(R.out);
+    free(line);
+    json_decref(j);
 }
 
-/* Answers "fail STATUS what: error"; a sticky error ends the runner. */
+static void fail(const char *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(const char *status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    send_json(json_pack("{s:b, s:s, s:s}", "ok", 0, "status", status, "message", msg));
+    free(msg);
+}
+
+static bool is_sticky(CUresult r) {
+    return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED ||
+           r == CUDA_ERROR_MISALIGNED_ADDRESS || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
+           r == CUDA_ERROR_HARDWARE_STACK_ERROR || r == CUDA_ERROR_INVALID_PC ||
+           r == CUDA_ERROR_INVALID_ADDRESS_SPACE || r == CUDA_ERROR_ASSERT ||
+           r == CUDA_ERROR_LAUNCH_TIMEOUT || r == CUDA_ERROR_ECC_UNCORRECTABLE ||
+           r == CUDA_ERROR_UNKNOWN;
+}
+
+/* Answers a CUDA failure; a sticky error ends the runner. */
 static void fail_cuda(const char *status, const char *what, CUresult r) {
     char buf[256];
-    reply("fail %s %s: %s", status, what, driver_error(r, buf, sizeof buf));
-    bool sticky = r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED ||
-                  r == CUDA_ERROR_MISALIGNED_ADDRESS || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
-                  r == CUDA_ERROR_HARDWARE_STACK_ERROR || r == CUDA_ERROR_INVALID_PC ||
-                  r == CUDA_ERROR_INVALID_ADDRESS_SPACE || r == CUDA_ERROR_ASSERT ||
-                  r == CUDA_ERROR_LAUNCH_TIMEOUT || r == CUDA_ERROR_ECC_UNCORRECTABLE ||
-                  r == CUDA_ERROR_UNKNOWN;
-    if (sticky) exit(EXIT_STICKY);
+    fail(status, "%s: %s", what, driver_error(r, buf, sizeof buf));
+    if (is_sticky(r)) exit(EXIT_STICKY);
 }
 
 static int attr(CUdevice_attribute a) {
@@ -73,8 +91,7 @@ static void driver_version(char out[64]) {
     if (fgets(line, sizeof line, f)) {
         for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
             unsigned a, b;
-            char rest;
-            if (sscanf(tok, "%u.%u%c", &a, &b, &rest) >= 2 && strspn(tok, "0123456789.") == strlen(tok)) {
+            if (sscanf(tok, "%u.%u", &a, &b) == 2 && strspn(tok, "0123456789.") == strlen(tok)) {
                 snprintf(out, 64, "%s", tok);
                 break;
             }
@@ -83,103 +100,172 @@ static void driver_version(char out[64]) {
     fclose(f);
 }
 
-static void cmd_info(void) {
+static void cmd_hello(json_t *req) {
+    json_int_t v = json_integer_value(json_object_get(req, "version"));
+    if (v != PROTOCOL_VERSION) {
+        fail("bad_request", "protocol version %lld asked; this runner speaks %d (rebuild bartune)",
+             (long long)v, PROTOCOL_VERSION);
+        return;
+    }
     char name[128] = "", drvver[64];
     int cuda = 0;
     drv.cuDeviceGetName(name, sizeof name, R.dev);
     drv.cuDriverGetVersion(&cuda);
     driver_version(drvver);
-    for (char *p = name; *p; p++)
-        if (*p == '"' || *p == '\\') *p = ' ';
-    reply("ok {\"name\":\"%s\",\"cc_major\":%d,\"cc_minor\":%d,\"sms\":%d,"
-          "\"max_threads_per_block\":%d,\"max_threads_per_sm\":%d,\"max_blocks_per_sm\":%d,"
-          "\"smem_per_block_optin\":%d,\"smem_per_sm\":%d,\"regs_per_sm\":%d,\"l2_bytes\":%d,"
-          "\"cuda_version\":%d,\"driver\":\"%s\"}",
-          name, attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-          attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR), R.sms,
-          attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-          attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
-          attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR),
-          attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
-          attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
-          attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR),
-          attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), cuda, drvver);
+    json_t *d = json_pack(
+        "{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "name", name,
+        "cc_major", attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), "cc_minor",
+        attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR), "sms", R.sms, "max_threads_per_block",
+        attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK), "max_threads_per_sm",
+        attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR), "max_blocks_per_sm",
+        attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR), "smem_per_block_optin",
+        attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), "smem_per_sm",
+        attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR), "regs_per_sm",
+        attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR), "l2_bytes",
+        attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), "cuda_version", cuda, "driver", drvver);
+    send_json(json_pack("{s:b, s:i, s:o}", "ok", 1, "version", PROTOCOL_VERSION, "device", d));
 }
 
-static void free_problem(void) {
-    if (R.in) drv.cuMemFree(R.in);
-    if (R.out) drv.cuMemFree(R.out);
-    if (R.ref) drv.cuMemFree(R.ref);
-    R.in = R.out = R.ref = 0;
-    R.prob = NULL;
+/* Checksum of `bytes` (a multiple of 4) at p, on the GPU. */
+static CUresult checksum(CUdeviceptr p, size_t bytes, unsigned long long *out) {
+    unsigned long long words = bytes / 4;
+    CUresult r = drv.cuMemsetD8(R.scratch, 0, 8);
+    void *args[] = {&p, &words, &R.scratch};
+    if (r == CUDA_SUCCESS)
+        r = drv.cuLaunchKernel(R.checksum, (unsigned)R.sms * 4, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+    if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(out, R.scratch, 8);
+    return r;
 }
 
-static void cmd_problem(const char *name, size_t n, uint64_t seed) {
-    const problem *p = problem_find(name);
-    if (!p) {
-        reply("fail unknown_problem the runner has no problem '%s'", name);
+static void cmd_problem(json_t *req) {
+    double t0 = now_seconds();
+    if (R.have_problem) problem_free(&R.prob);
+    R.have_problem = false;
+    char *why = NULL;
+    bool cached;
+    if (!problem_setup(&R.prob, req, &cached, &why)) {
+        fail("setup_error", "%s", why);
+        free(why);
+        problem_free(&R.prob);
         return;
     }
-    double t0 = now_seconds();
-    free_problem();
-    size_t bytes = n * p->elem_size;
-    float *in = malloc(bytes), *ref = malloc(bytes);
-    CUresult r = in && ref ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-    if (r == CUDA_SUCCESS) {
-        problem_prepare(p, in, ref, n, seed);
-        r = drv.cuMemAlloc(&R.in, bytes);
-    }
-    if (r == CUDA_SUCCESS) r = drv.cuMemAlloc(&R.out, bytes + GUARD * sizeof(unsigned));
-    if (r == CUDA_SUCCESS) r = drv.cuMemAlloc(&R.ref, bytes);
-    if (r == CUDA_SUCCESS) r = drv.cuMemcpyHtoD(R.in, in, bytes);
-    if (r == CUDA_SUCCESS) r = drv.cuMemcpyHtoD(R.ref, ref, bytes);
-    free(in);
-    free(ref);
+    CUresult r = problem_upload(&R.prob, checksum);
     if (r != CUDA_SUCCESS) {
-        free_problem();
+        problem_free(&R.prob);
         fail_cuda("setup_error", "allocating and uploading the problem", r);
         return;
     }
-    R.prob = p;
-    R.n = n;
-    reply("ok %.3f", now_seconds() - t0);
+    R.have_problem = true;
+    send_json(json_pack("{s:b, s:f, s:b}", "ok", 1, "seconds", now_seconds() - t0, "cached", cached));
 }
 
-/* Poisons out (and the guard words past its end) before a launch. */
-static CUresult poison(void) { return drv.cuMemsetD32(R.out, POISON, R.n + GUARD); }
+/* Before a launch: outputs hold the poison, inouts their initial values. */
+static CUresult prepare(unsigned poison) {
+    CUresult r = CUDA_SUCCESS;
+    for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
+        rbuf *b = &R.prob.bufs[i];
+        if (b->role == ROLE_OUT) r = drv.cuMemsetD8Async(b->data, (unsigned char)poison, b->length * b->elem, NULL);
+        else if (b->role == ROLE_INOUT)
+            r = drv.cuMemcpyDtoDAsync(b->data, b->d_initial, b->length * b->elem, NULL);
+    }
+    return r;
+}
 
-/* Compares out with the reference; answers fail and returns false on a
- * mismatch. `which` names the launch for the message. */
-static bool verify(const char *which, bool earlier_passed) {
-    unsigned long long stats[5] = {0, ~0ull, 0, 0, 0};
-    unsigned long long n = R.n, guard = GUARD;
-    unsigned poison_v = POISON;
-    CUresult r = drv.cuMemcpyHtoD(R.stats, stats, sizeof stats);
-    void *args[] = {&R.out, &R.ref, &n, &poison_v, &guard, &R.stats};
-    if (r == CUDA_SUCCESS)
-        r = drv.cuLaunchKernel(R.compare, (unsigned)R.sms * 8, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
-    if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(stats, R.stats, sizeof stats);
-    if (r != CUDA_SUCCESS) {
-        fail_cuda("runtime_error", "verifying the output", r);
+/* Per launch and output buffer, four words of check statistics (see
+ * gpu_kernels.cu); per buffer two guard checksums. */
+enum { WORDS = 4 };
+typedef struct {
+    CUdeviceptr dev;
+    unsigned long long *host;
+    int per_launch;
+} stats_t;
+
+static unsigned long long *slot(stats_t *s, int launch, int k) {
+    return s->host + ((size_t)launch * (size_t)s->per_launch + (size_t)k) * WORDS;
+}
+
+static CUdeviceptr dslot(stats_t *s, int launch, int k) {
+    return s->dev + ((size_t)launch * (size_t)s->per_launch + (size_t)k) * WORDS * 8;
+}
+
+/* Queues the checks of one launch's outputs and every guard. */
+static CUresult queue_checks(stats_t *st, int launch, unsigned poison) {
+    CUresult r = CUDA_SUCCESS;
+    unsigned grid = (unsigned)R.sms * 8;
+    for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
+        rbuf *b = &R.prob.bufs[i];
+        unsigned long long n = b->length, words = GUARD_BYTES / 4;
+        int width = (int)b->elem, fp = b->fp;
+        CUdeviceptr s = dslot(st, launch, 3 * i), lo = b->base, hi = b->data + b->length * b->elem;
+        if (b->role != ROLE_IN) {
+            if (R.prob.bound_rule) {
+                void *args[] = {&b->data, &b->d_expect, &b->d_bound, &n, &width, &poison, &s};
+                r = drv.cuLaunchKernel(R.check_bound, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+            } else {
+                void *args[] = {&b->data, &b->d_expect, &n, &width, &fp, &poison, &s};
+                r = drv.cuLaunchKernel(R.check_exact, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+            }
+        }
+        CUdeviceptr s1 = dslot(st, launch, 3 * i + 1), s2 = dslot(st, launch, 3 * i + 2);
+        void *a1[] = {&lo, &words, &s1}, *a2[] = {&hi, &words, &s2};
+        if (r == CUDA_SUCCESS)
+            r = drv.cuLaunchKernel(R.checksum, 16, 1, 1, 256, 1, 1, 0, NULL, a1, NULL);
+        if (r == CUDA_SUCCESS)
+            r = drv.cuLaunchKernel(R.checksum, 16, 1, 1, 256, 1, 1, 0, NULL, a2, NULL);
+    }
+    return r;
+}
+
+/* Reads the checks of launch `launch`; on a failure answers it and returns
+ * false. `passed` counts earlier launches that verified. */
+static bool read_checks(stats_t *st, int launch, const char *which, int passed) {
+    for (int i = 0; i < R.prob.n_bufs; i++) {
+        rbuf *b = &R.prob.bufs[i];
+        for (int side = 1; side <= 2; side++)
+            if (slot(st, launch, 3 * i + side)[0] != R.prob.guard_sum) {
+                fail("out_of_bounds", "%s wrote into the guard %s buffer '%s'", which,
+                     side == 1 ? "before" : "after", b->name);
+                return false;
+            }
+        unsigned long long *s = slot(st, launch, 3 * i);
+        if (b->role == ROLE_IN || s[0] == 0) continue;
+        const char *status = s[2] ? "unwritten" : s[3] ? "nan" : passed ? "race" : "wrong_result";
+        fail(status,
+             "%s: %llu of %zu elements of '%s' wrong (%llu never written, %llu NaN/Inf); first at "
+             "index %llu%s",
+             which, s[0], b->length, b->name, s[2], s[3], s[1],
+             passed ? " (an earlier launch verified: nondeterministic)" : "");
         return false;
     }
-    if (stats[0] == 0 && stats[4] == 0) return true;
-    if (stats[4]) {
-        reply("fail out_of_bounds %s wrote %llu of the %d guard words past the end of out", which,
-              stats[4], GUARD);
-        return false;
+    return true;
+}
+
+/* Inputs, references and bounds as uploaded? Restores what a kernel
+ * damaged so that the next variant starts clean; answers and returns false
+ * if anything was. */
+static bool intact(void) {
+    const char *damaged = NULL, *what = NULL;
+    for (int i = 0; i < R.prob.n_bufs; i++) {
+        rbuf *b = &R.prob.bufs[i];
+        size_t bytes = b->length * b->elem, eb = b->length * (R.prob.bound_rule ? 8 : b->elem);
+        unsigned long long s;
+        if (b->role == ROLE_IN && (checksum(b->data, bytes, &s) != CUDA_SUCCESS || s != b->sum_data)) {
+            drv.cuMemcpyHtoD(b->data, b->host, bytes);
+            damaged = b->name, what = "input";
+        }
+        if (b->d_expect && (checksum(b->d_expect, eb, &s) != CUDA_SUCCESS || s != b->sum_expect)) {
+            drv.cuMemcpyHtoD(b->d_expect, b->expect, eb);
+            damaged = b->name, what = "reference copy of";
+        }
+        if (b->d_bound && (checksum(b->d_bound, b->length * 8, &s) != CUDA_SUCCESS || s != b->sum_bound)) {
+            drv.cuMemcpyHtoD(b->d_bound, b->bound, b->length * 8);
+            damaged = b->name, what = "error bounds of";
+        }
+        drv.cuMemsetD8(b->base, GUARD_BYTE, GUARD_BYTES);
+        drv.cuMemsetD8(b->data + bytes, GUARD_BYTE, GUARD_BYTES);
     }
-    unsigned long long i = stats[1];
-    float got = 0, want = 0;
-    drv.cuMemcpyDtoH(&got, R.out + i * 4, 4);
-    drv.cuMemcpyDtoH(&want, R.ref + i * 4, 4);
-    const char *status = stats[2] ? "unwritten" : stats[3] ? "nan" : earlier_passed ? "race"
-                                                                                      : "wrong_result";
-    reply("fail %s %s: %llu of %zu outputs differ (%llu never written, %llu NaN); first at index "
-          "%llu: got %.9g, expected %.9g%s",
-          status, which, stats[0], R.n, stats[2], stats[3], i, (double)got, (double)want,
-          earlier_passed ? " (an earlier launch verified: nondeterministic)" : "");
-    return false;
+    if (damaged) fail("input_modified", "the kernel wrote into the %s '%s' (restored)", what, damaged);
+    return damaged == NULL;
 }
 
 static int cmp_float(const void *a, const void *b) {
@@ -189,158 +275,211 @@ static int cmp_float(const void *a, const void *b) {
 
 typedef struct {
     CUfunction fn;
-    unsigned grid, threads, smem;
+    unsigned grid[3], block[3], smem;
 } launch_cfg;
 
 static CUresult launch(const launch_cfg *l) {
-    unsigned long long n = R.n;
-    void *args[] = {&R.in, &R.out, &n};
-    return drv.cuLaunchKernel(l->fn, l->grid, 1, 1, l->threads, 1, 1, l->smem, NULL, args, NULL);
+    return drv.cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+                              l->block[2], l->smem, NULL, R.prob.arg_ptrs, NULL);
 }
 
-/* Verifying launches, warm-up, timed launches, and a check of the last
- * timed launch's output. */
+/* Every launch starts from poisoned outputs and is checked: the verifying
+ * launches one at a time, the timed ones in one stream with their checks
+ * queued between them (outside the timed events). */
 static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
-    CUresult r;
-    for (int v = 0; v < VERIFY_LAUNCHES; v++) {
-        double t0 = now_seconds();
-        if ((r = poison()) != CUDA_SUCCESS) { fail_cuda("runtime_error", "poisoning out", r); return; }
-        if ((r = launch(l)) != CUDA_SUCCESS) { fail_cuda("launch_error", "launching", r); return; }
-        if ((r = drv.cuCtxSynchronize()) != CUDA_SUCCESS)
-            { fail_cuda("runtime_error", "running the kernel", r); return; }
-        if (v == 0) reply("probe %.3f", (now_seconds() - t0) * 1e3);
-        char which[48];
-        snprintf(which, sizeof which, "verifying launch %d of %d", v + 1, VERIFY_LAUNCHES);
-        if (!verify(which, v > 0)) return;
-    }
-    for (int w = 0; w < WARMUP; w++)
-        if ((r = launch(l)) != CUDA_SUCCESS) { fail_cuda("launch_error", "launching", r); return; }
-    if ((r = poison()) != CUDA_SUCCESS) { fail_cuda("runtime_error", "poisoning out", r); return; }
+    int launches = VERIFY_LAUNCHES + WARMUP + reps;
+    stats_t st = {.per_launch = 3 * R.prob.n_bufs};
+    size_t bytes = (size_t)launches * (size_t)st.per_launch * WORDS * 8;
+    st.host = calloc(1, bytes);
     CUevent *ev = calloc((size_t)reps * 2, sizeof *ev);
     float *ms = calloc((size_t)reps, sizeof *ms);
-    for (int i = 0; i < reps * 2 && r == CUDA_SUCCESS; i++)
-        r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
-    for (int i = 0; i < reps && r == CUDA_SUCCESS; i++) {
-        r = drv.cuEventRecord(ev[2 * i], NULL);
+    CUresult r = drv.cuMemAlloc(&st.dev, bytes);
+    if (r == CUDA_SUCCESS) {
+        for (size_t i = 0; i < bytes / 8; i++) st.host[i] = i % WORDS == 1 ? ~0ull : 0;
+        r = drv.cuMemcpyHtoD(st.dev, st.host, bytes);
+    }
+    bool ok = r == CUDA_SUCCESS;
+    if (!ok) fail_cuda("runtime_error", "allocating check statistics", r);
+    for (int v = 0; ok && v < VERIFY_LAUNCHES + WARMUP; v++) {
+        double t0 = now_seconds();
+        unsigned poison = POISON[v & 1];
+        if ((r = prepare(poison)) != CUDA_SUCCESS) { fail_cuda("runtime_error", "preparing buffers", r); ok = false; break; }
+        if ((r = launch(l)) != CUDA_SUCCESS) { fail_cuda("launch_error", "launching", r); ok = false; break; }
+        if ((r = queue_checks(&st, v, poison)) != CUDA_SUCCESS || (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS ||
+            (r = drv.cuMemcpyDtoH(st.host, st.dev, bytes)) != CUDA_SUCCESS) {
+            fail_cuda("runtime_error", "running the kernel", r);
+            ok = false;
+            break;
+        }
+        if (v == 0)
+            send_json(json_pack("{s:f, s:i}", "probe_ms", (now_seconds() - t0) * 1e3, "launches_left", launches - 1));
+        char which[48];
+        snprintf(which, sizeof which, "%s launch %d", v < VERIFY_LAUNCHES ? "verifying" : "warm-up", v + 1);
+        ok = read_checks(&st, v, which, v);
+    }
+    ok = ok && intact();
+    for (int i = 0; ok && i < reps * 2 && r == CUDA_SUCCESS; i++) r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+    for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++) {
+        unsigned poison = POISON[i & 1];
+        int li = VERIFY_LAUNCHES + WARMUP + i;
+        r = prepare(poison);
+        if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i], NULL);
         if (r == CUDA_SUCCESS) r = launch(l);
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i + 1], NULL);
+        if (r == CUDA_SUCCESS) r = queue_checks(&st, li, poison);
     }
-    if (r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
-    for (int i = 0; i < reps && r == CUDA_SUCCESS; i++)
+    if (ok && r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
+    if (ok && r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st.host, st.dev, bytes);
+    for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++)
         r = drv.cuEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
     for (int i = 0; i < reps * 2; i++)
         if (ev[i]) drv.cuEventDestroy(ev[i]);
-    free(ev);
-    if (r != CUDA_SUCCESS) {
-        free(ms);
-        { fail_cuda("runtime_error", "timing the kernel", r); return; }
+    if (ok && r != CUDA_SUCCESS) {
+        ok = false;
+        fail_cuda("runtime_error", "timing the kernel", r);
     }
-    if (verify("the last timed launch", true)) {
+    for (int i = 0; ok && i < reps; i++) {
+        char which[48];
+        snprintf(which, sizeof which, "timed launch %d of %d", i + 1, reps);
+        ok = read_checks(&st, VERIFY_LAUNCHES + WARMUP + i, which, 1);
+    }
+    if (ok && intact()) {
         qsort(ms, (size_t)reps, sizeof *ms, cmp_float);
         double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-        reply("ok %.6f %.6f %.6f %d", median, (double)ms[0], (double)ms[reps - 1], occupancy);
+        send_json(json_pack("{s:b, s:f, s:f, s:f, s:i}", "ok", 1, "median_ms", median, "min_ms",
+                            (double)ms[0], "max_ms", (double)ms[reps - 1], "occupancy", occupancy));
+    } else if (!ok) {
+        intact(); /* repair quietly: the failure is answered already */
     }
+    if (st.dev) drv.cuMemFree(st.dev);
+    free(st.host);
+    free(ev);
     free(ms);
 }
 
-static void cmd_measure(const char *cubin, const char *kernel, unsigned threads, unsigned smem,
-                        int blocks_per_sm, unsigned long long tile, int reps) {
-    if (!R.prob) { reply("fail setup_error no problem set up before measure"); return; }
+static bool read_dims(json_t *req, const char *key, unsigned out[3], unsigned long long max0) {
+    json_t *a = json_object_get(req, key);
+    if (json_array_size(a) != 3) return false;
+    for (size_t i = 0; i < 3; i++) {
+        json_t *v = json_array_get(a, i);
+        json_int_t x = json_integer_value(v);
+        if (!json_is_integer(v) || x < 1 || (unsigned long long)x > (i == 0 ? max0 : 65535)) return false;
+        out[i] = (unsigned)x;
+    }
+    return true;
+}
+
+static void cmd_measure(json_t *req) {
+    if (!R.have_problem) {
+        fail("setup_error", "no problem set up before measure");
+        return;
+    }
+    const char *cubin = json_string_value(json_object_get(req, "cubin"));
+    const char *kernel = json_string_value(json_object_get(req, "kernel"));
+    json_int_t smem = json_integer_value(json_object_get(req, "smem"));
+    json_int_t reps = json_integer_value(json_object_get(req, "reps"));
+    json_int_t resident = json_integer_value(json_object_get(req, "resident"));
+    launch_cfg l = {.smem = (unsigned)smem};
+    if (!cubin || !kernel || smem < 0 || smem > 0x7fffffff || reps < 1 || reps > 100000 ||
+        !read_dims(req, "grid", l.grid, 0x7fffffff) || !read_dims(req, "block", l.block, 1024)) {
+        fail("bad_request", "measure needs cubin, kernel, grid[3], block[3], smem and reps in range");
+        return;
+    }
+    unsigned threads = l.block[0] * l.block[1] * l.block[2];
     CUmodule mod;
     CUresult r = drv.cuModuleLoad(&mod, cubin);
-    if (r != CUDA_SUCCESS) { fail_cuda("load_error", "loading the cubin", r); return; }
-    launch_cfg l = {.threads = threads, .smem = smem};
-    int max_threads = 0;
-    r = drv.cuModuleGetFunction(&l.fn, mod, kernel);
     if (r != CUDA_SUCCESS) {
+        fail_cuda("load_error", "loading the cubin", r);
+        return;
+    }
+    int max_threads = 0, occ = 0;
+    if ((r = drv.cuModuleGetFunction(&l.fn, mod, kernel)) != CUDA_SUCCESS) {
         fail_cuda("load_error", "finding the kernel", r);
     } else if ((r = drv.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                            (int)smem)) != CUDA_SUCCESS) {
         fail_cuda("launch_refused", "asking for the shared memory", r);
     } else if (drv.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.fn) ==
-                   CUDA_SUCCESS &&
-               (int)threads > max_threads) {
-        reply("fail launch_refused %u threads per block asked; this kernel allows at most %d",
-              threads, max_threads);
+                   CUDA_SUCCESS && threads > (unsigned)max_threads) {
+        fail("launch_refused", "%u threads per block asked; this kernel allows at most %d", threads,
+             max_threads);
+    } else if ((r = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, l.fn, (int)threads,
+                                                                      (size_t)smem)) != CUDA_SUCCESS) {
+        fail_cuda("launch_refused", "computing occupancy", r);
+    } else if (occ == 0) {
+        fail("launch_refused", "no block of %u threads with %lld bytes of shared memory fits on an SM",
+             threads, (long long)smem);
+    } else if (resident > occ) {
+        fail("over_occupancy", "only %d blocks of this variant fit on an SM, not %lld", occ,
+             (long long)resident);
     } else {
-        int occ = 0;
-        r = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, l.fn, (int)threads, smem);
-        if (r != CUDA_SUCCESS) {
-            fail_cuda("launch_refused", "computing occupancy", r);
-        } else if (occ == 0) {
-            reply("fail launch_refused no block of %u threads with %u bytes of shared memory fits "
-                  "on an SM",
-                  threads, smem);
-        } else if (blocks_per_sm > occ) {
-            reply("fail over_occupancy only %d blocks of this variant fit on an SM, not %d", occ,
-                  blocks_per_sm);
-        } else {
-            unsigned long long grid = (unsigned long long)blocks_per_sm * (unsigned)R.sms;
-            unsigned long long tiles = tile ? (R.n + tile - 1) / tile : grid;
-            l.grid = (unsigned)(grid < tiles ? grid : tiles);
-            run_measurement(&l, reps, occ);
-        }
+        run_measurement(&l, (int)reps, occ);
     }
     drv.cuModuleUnload(mod);
 }
 
 /* One of the ceilings: a copy kernel, a device-to-device memcpy, or the FMA
  * peak kernel, chosen by `what`. */
-static CUresult ceiling_step(int what, unsigned long long n4, int iters) {
+static CUresult ceiling_step(int what, CUdeviceptr a, CUdeviceptr b, unsigned long long n4, int iters) {
     unsigned grid = (unsigned)R.sms * 8;
     if (what == 0) {
-        void *args[] = {&R.in, &R.out, &n4};
+        void *args[] = {&a, &b, &n4};
         return drv.cuLaunchKernel(R.copy, grid * 2, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
     }
-    if (what == 1) return drv.cuMemcpyDtoD(R.out, R.in, n4 * 16);
-    void *args[] = {&R.out, &iters};
+    if (what == 1) return drv.cuMemcpyDtoD(b, a, n4 * 16);
+    void *args[] = {&b, &iters};
     return drv.cuLaunchKernel(R.fma_peak, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
 }
 
 /* Median milliseconds of `reps` runs of one ceiling step. */
-static CUresult time_ceiling(int what, unsigned long long n4, int iters, int reps, float *median) {
-    CUevent a, b;
-    float ms[32];
-    CUresult r = drv.cuEventCreate(&a, CU_EVENT_DEFAULT);
-    if (r == CUDA_SUCCESS) r = drv.cuEventCreate(&b, CU_EVENT_DEFAULT);
-    if (r == CUDA_SUCCESS) r = ceiling_step(what, n4, iters); /* warm-up */
-    for (int i = 0; i < reps && r == CUDA_SUCCESS; i++) {
-        r = drv.cuEventRecord(a, NULL);
-        if (r == CUDA_SUCCESS) r = ceiling_step(what, n4, iters);
-        if (r == CUDA_SUCCESS) r = drv.cuEventRecord(b, NULL);
-        if (r == CUDA_SUCCESS) r = drv.cuEventSynchronize(b);
-        if (r == CUDA_SUCCESS) r = drv.cuEventElapsedTime(&ms[i], a, b);
+static CUresult time_ceiling(int what, CUdeviceptr a, CUdeviceptr b, unsigned long long n4,
+                             int iters, float *median) {
+    enum { REPS = 15 };
+    CUevent e0, e1;
+    float ms[REPS] = {0};
+    CUresult r = drv.cuEventCreate(&e0, CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS) r = drv.cuEventCreate(&e1, CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS) r = ceiling_step(what, a, b, n4, iters); /* warm-up */
+    for (int i = 0; i < REPS && r == CUDA_SUCCESS; i++) {
+        r = drv.cuEventRecord(e0, NULL);
+        if (r == CUDA_SUCCESS) r = ceiling_step(what, a, b, n4, iters);
+        if (r == CUDA_SUCCESS) r = drv.cuEventRecord(e1, NULL);
+        if (r == CUDA_SUCCESS) r = drv.cuEventSynchronize(e1);
+        if (r == CUDA_SUCCESS) r = drv.cuEventElapsedTime(&ms[i], e0, e1);
     }
-    drv.cuEventDestroy(a);
-    drv.cuEventDestroy(b);
-    qsort(ms, (size_t)reps, sizeof ms[0], cmp_float);
-    *median = ms[reps / 2];
+    drv.cuEventDestroy(e0);
+    drv.cuEventDestroy(e1);
+    qsort(ms, REPS, sizeof ms[0], cmp_float);
+    *median = ms[REPS / 2];
     return r;
 }
 
+/* The ceilings on buffers of their own (1 GiB each way: far past L2). */
 static void cmd_floor(void) {
-    unsigned long long n4 = R.n / 4;
+    const unsigned long long n4 = (1ull << 30) / 16;
     const int iters = 4096;
-    if (!R.prob || n4 < (unsigned long long)R.sms * 8 * 256) {
-        reply("fail setup_error set up a problem of at least %d elements first", R.sms * 8 * 1024);
-        return;
-    }
-    float copy_ms, dtod_ms, fma_ms;
-    CUresult r = time_ceiling(0, n4, iters, 15, &copy_ms);
-    if (r == CUDA_SUCCESS) r = time_ceiling(1, n4, iters, 15, &dtod_ms);
-    if (r == CUDA_SUCCESS) r = time_ceiling(2, n4, iters, 15, &fma_ms);
+    CUdeviceptr a = 0, b = 0;
+    float copy_ms = 0, dtod_ms = 0, fma_ms = 0;
+    CUresult r = drv.cuMemAlloc(&a, n4 * 16);
+    if (r == CUDA_SUCCESS) r = drv.cuMemAlloc(&b, n4 * 16);
+    if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(a, 0, n4 * 16);
+    if (r == CUDA_SUCCESS) r = time_ceiling(0, a, b, n4, iters, &copy_ms);
+    if (r == CUDA_SUCCESS) r = time_ceiling(1, a, b, n4, iters, &dtod_ms);
+    if (r == CUDA_SUCCESS) r = time_ceiling(2, a, b, n4, iters, &fma_ms);
+    if (a) drv.cuMemFree(a);
+    if (b) drv.cuMemFree(b);
     if (r != CUDA_SUCCESS) {
         fail_cuda("runtime_error", "measuring the ceilings", r);
         return;
     }
     double bytes = 2.0 * (double)n4 * 16, fmas = (double)R.sms * 8 * 256 * 8 * iters;
-    reply("ok %.3f %.3f %.6e", bytes / copy_ms * 1e-6, bytes / dtod_ms * 1e-6, fmas / fma_ms * 1e3);
+    send_json(json_pack("{s:b, s:f, s:f, s:f}", "ok", 1, "copy_gbps", bytes / copy_ms * 1e-6,
+                        "dtod_gbps", bytes / dtod_ms * 1e-6, "fma_per_s", fmas / fma_ms * 1e3));
 }
 
-static bool open_device(int ordinal, const char *fatbin) {
-    const char *why;
-    if (!driver_load(&why)) {
-        reply("fail no_gpu %s", why);
+static bool open_device(int ordinal, const char *fatbin, char **why) {
+    const char *w;
+    if (!driver_load(&w)) {
+        *why = xstrdup(w);
         return false;
     }
     char buf[256];
@@ -348,8 +487,8 @@ static bool open_device(int ordinal, const char *fatbin) {
     CUresult r = drv.cuInit(0);
     if (r == CUDA_SUCCESS) r = drv.cuDeviceGetCount(&count);
     if (r != CUDA_SUCCESS || count <= ordinal) {
-        reply("fail no_gpu %s", r != CUDA_SUCCESS ? driver_error(r, buf, sizeof buf)
-                                                  : "the CUDA driver sees no GPU with that number");
+        *why = xstrdup(r != CUDA_SUCCESS ? driver_error(r, buf, sizeof buf)
+                                         : "the CUDA driver sees no GPU with that number");
         return false;
     }
     CUmodule mod;
@@ -357,48 +496,67 @@ static bool open_device(int ordinal, const char *fatbin) {
         (r = drv.cuDevicePrimaryCtxRetain(&R.ctx, R.dev)) != CUDA_SUCCESS ||
         (r = drv.cuCtxSetCurrent(R.ctx)) != CUDA_SUCCESS ||
         (r = drv.cuModuleLoad(&mod, fatbin)) != CUDA_SUCCESS ||
-        (r = drv.cuModuleGetFunction(&R.compare, mod, "bartune_compare")) != CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.check_exact, mod, "bartune_check_exact")) != CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.check_bound, mod, "bartune_check_bound")) != CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.checksum, mod, "bartune_checksum")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.copy, mod, "bartune_copy")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.fma_peak, mod, "bartune_fma_peak")) != CUDA_SUCCESS ||
-        (r = drv.cuMemAlloc(&R.stats, 5 * sizeof(unsigned long long))) != CUDA_SUCCESS) {
-        reply("fail no_gpu opening GPU %d (verifier %s): %s", ordinal, fatbin,
-              driver_error(r, buf, sizeof buf));
+        (r = drv.cuMemAlloc(&R.scratch, 64)) != CUDA_SUCCESS) {
+        *why = xasprintf("opening GPU %d (runner kernels %s): %s", ordinal, fatbin,
+                         driver_error(r, buf, sizeof buf));
         return false;
     }
     R.sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     return true;
 }
 
+/* One request line; false on quit. */
+static bool handle(const char *line) {
+    json_error_t je;
+    json_t *req = json_loads(line, 0, &je);
+    const char *op = json_string_value(json_object_get(req, "op"));
+    bool go_on = true;
+    if (!op) fail("bad_request", "not a JSON request with an \"op\": %.200s", line);
+    else if (!strcmp(op, "hello")) cmd_hello(req);
+    else if (!strcmp(op, "problem")) cmd_problem(req);
+    else if (!strcmp(op, "measure")) cmd_measure(req);
+    else if (!strcmp(op, "floor")) cmd_floor();
+    else if (!strcmp(op, "quit")) go_on = false;
+    else fail("bad_request", "unknown op '%.64s'", op);
+    json_decref(req);
+    return go_on;
+}
+
 int main(int argc, char **argv) {
     progname = "bartune-runner";
+    /* Ends with bartune, even while a kernel hangs and nobody reads fd 3. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return 1;
+    FILE *in = fdopen(3, "r");
+    R.out = fdopen(4, "w");
+    if (!in || !R.out) {
+        fprintf(stderr, "bartune-runner: start me from bartune (protocol on fds 3 and 4)\n");
+        return 2;
+    }
     int ordinal = argc > 1 ? atoi(argv[1]) : 0;
     char *dir = self_dir();
     char *fatbin = path_join(dir, "bartune-runner.fatbin");
     free(dir);
-    if (!open_device(ordinal, fatbin)) return 1;
-    free(fatbin);
-    char line[8192];
-    while (fgets(line, sizeof line, stdin)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        char a[4096], b[256];
-        unsigned long long n, seed, tile;
-        unsigned threads, smem;
-        int bps, reps;
-        if (!strcmp(line, "info")) {
-            cmd_info();
-        } else if (sscanf(line, "problem %255s %llu %llu", b, &n, &seed) == 3) {
-            cmd_problem(b, (size_t)n, seed);
-        } else if (sscanf(line, "measure %4095s %255s %u %u %d %llu %d", a, b, &threads, &smem,
-                          &bps, &tile, &reps) == 7) {
-            cmd_measure(a, b, threads, smem, bps, tile, reps < 1 ? 1 : reps);
-        } else if (!strcmp(line, "floor")) {
-            cmd_floor();
-        } else if (!strcmp(line, "quit")) {
-            break;
-        } else {
-            reply("fail bad_request cannot parse '%s'", line);
-        }
+    char *why = NULL;
+    if (!open_device(ordinal, fatbin, &why)) {
+        /* Every request gets the same answer: there is no GPU. */
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, in) > 0) fail("no_gpu", "%s", why);
+        free(line);
+        return 1;
     }
-    free_problem();
+    free(fatbin);
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, in) > 0 && handle(line)) {
+    }
+    free(line);
+    if (R.have_problem) problem_free(&R.prob);
     return 0;
 }

@@ -3,6 +3,7 @@
 // Producer warps stage tiles of `in` in a ring of shared-memory stages;
 // consumer warps run the FMA chain and write `out`. What holds the two
 // groups together is the barrier kind; how tiles arrive is the producer kind.
+// barrier = "none" is the plain kernel: no shared memory, no producers.
 // Variant: $(describe)
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -10,23 +11,29 @@
 #include <cuda/barrier>
 #pragma nv_diag_suppress static_var_with_dynamic_init
 //% end
+//% local staged = barrier ~= "none"
 
 namespace $(ns) {
 
-constexpr int kProducerThreads = $(barrier == "none" and 0 or producer_warps) * 32;  // none: all threads compute
 constexpr int kConsumerThreads = $(consumer_warps) * 32;
-constexpr int kThreads = kProducerThreads + kConsumerThreads;
-constexpr int kStages = $(stages);
-constexpr int kTile = $(tile);          // floats per stage
-constexpr int kVec = $(vec);            // floats per producer access
 constexpr int kCvec = $(cvec);          // floats per consumer step (independent chains)
-constexpr int kBarArea = $(bar_area);   // bytes of barrier objects before the tiles
 constexpr int kSmemBytes = $(smem_bytes);
 constexpr int kMinArch = $(min_cc);     // the kernel needs compute capability >= this
 static_assert(kMinArch >= 70, "barrier kinds start at compute capability 7.0");
-static_assert(kSmemBytes == 0 || kSmemBytes == kBarArea + kStages * kTile * 4, "space and template disagree on shared memory");
-static_assert(kBarArea == 0 || kTile % (kProducerThreads * kVec) == 0, "producers cover a tile in whole steps");
+//% if staged then
+constexpr int kProducerThreads = $(producer_warps) * 32;
+constexpr int kStages = $(stages);
+constexpr int kTile = $(tile);          // floats per stage
+constexpr int kVec = $(vec);            // floats per producer access
+constexpr int kBarArea = $(bar_area);   // bytes of barrier objects before the tiles
+static_assert(kSmemBytes == kBarArea + kStages * kTile * 4, "space and template disagree on shared memory");
+static_assert(kTile % (kProducerThreads * kVec) == 0, "producers cover a tile in whole steps");
 static_assert(kTile % kCvec == 0, "consumers cover a tile in whole steps");
+//% else
+constexpr int kProducerThreads = 0;     // every thread computes
+static_assert(kSmemBytes == 0, "the plain kernel has no shared memory");
+//% end
+constexpr int kThreads = kProducerThreads + kConsumerThreads;
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
 
@@ -35,10 +42,9 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 }
 
 //% include("pipeline/vec.cuh")
-//% if barrier ~= "none" then
+//% if staged then
 //% include("pipeline/sync_" .. barrier .. ".cuh")
 //% include("pipeline/produce_" .. producer .. ".cuh")
-//% end
 
 // Consumers: each thread runs kCvec independent chains per step.
 __device__ __forceinline__ void consume(const float* src, float* __restrict__ out,
@@ -56,31 +62,31 @@ __device__ __forceinline__ void consume(const float* src, float* __restrict__ ou
     }
 }
 
-//% local schedules = { none = "elementwise", syncthreads = "lockstep" }
-//% include("pipeline/schedule_" .. (schedules[barrier] or "split") .. ".cuh")
+//% local schedule = barrier == "syncthreads" and "lockstep" or "split"
+//% if form == "seed" then schedule = "seed_" .. schedule end
+//% include("pipeline/schedule_" .. schedule .. ".cuh")
+//% else
+//% include("pipeline/schedule_elementwise.cuh")
+//% end
 
 #endif  // arch guard
 
-//% if emit then
-__global__ void __launch_bounds__(kThreads) kernel(const float* __restrict__ in,
-                                                   float* __restrict__ out, unsigned long long n) {
-//% else
-extern "C" __global__ void __launch_bounds__(kThreads) $(kernel_name)(const float* __restrict__ in,
-                                                   float* __restrict__ out, unsigned long long n) {
-//% end
+$(kernel_linkage) __global__ void __launch_bounds__(kThreads)
+$(kernel_name)(const float* __restrict__ in, float* __restrict__ out, unsigned long long n) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
+//% if staged then
     extern __shared__ __align__(128) unsigned char smem[];
     float* tiles = reinterpret_cast<float*>(smem + kBarArea);
     const long long ntiles = (long long)((n + kTile - 1) / kTile);
     // Tiles of this block: blockIdx.x, blockIdx.x + gridDim.x, ...
     const long long mine = blockIdx.x < ntiles ? (ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
     run_schedule(in, out, n, smem, tiles, mine);
+//% else
+    run_schedule(in, out, n);
+//% end
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
 #endif
 }
-//% if emit then
-//% include("pipeline/launch.cuh")
-//% end
 
 }  // namespace $(ns)

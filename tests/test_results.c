@@ -1,11 +1,12 @@
-/* The results store keeps every complete record through torn writes and
- * refuses files of another format. */
+/* The results store keeps every complete record through torn writes, and
+ * refuses records of another format, another device or the wrong types. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "results.h"
 #include "util.h"
 
@@ -18,9 +19,28 @@ static int failures;
         }                                                                                          \
     } while (0)
 
+static device_info dev = {.name = "Test GPU", .cc_major = 9, .cc_minor = 0, .sms = 4,
+                          .driver = "1.0"};
+static const char *KEY = "test-gpu-sm90";
+
 static json_t *record(const char *status, double ms, long long n) {
-    return json_pack("{s:s, s:s, s:f, s:I, s:{s:i}}", "format", RESULTS_FORMAT, "status", status,
-                     "median_ms", ms, "n", (json_int_t)n, "config", "stages", (int)(ms * 10));
+    config params = {0}, derived = {0}, launch = {0};
+    char stages[32];
+    snprintf(stages, sizeof stages, "%d", (int)(ms * 10));
+    config_set(&params, "stages", stages);
+    json_t *sizes = json_pack("{s:I}", "n", (json_int_t)n);
+    record_base b = {.space = "sp", .problem = "p", .fingerprint = "fp", .nvcc = "13.0",
+                     .dev = &dev, .sizes = sizes, .seed = 1};
+    char id[17];
+    record_id(stages, &launch, sizes, id);
+    json_t *rec = record_new(&b, &params, &derived, &launch, id, "key", "hash", status);
+    json_t *ans = json_pack("{s:f, s:f, s:f, s:i}", "median_ms", ms, "min_ms", ms, "max_ms", ms,
+                            "occupancy", 1);
+    record_set_answer(rec, ans, !strcmp(status, "ok"));
+    json_decref(ans);
+    json_decref(sizes);
+    config_free(&params);
+    return rec;
 }
 
 /* results_append takes its own reference; drop ours. */
@@ -36,12 +56,29 @@ static void append_raw(const char *path, const char *text) {
     close(fd);
 }
 
+static char *line_of(json_t *rec) { return json_dumps(rec, JSON_COMPACT); }
+
+/* A file holding `text` must be refused with a message containing `want`. */
+static void expect_refused(const char *dir, const char *text, const char *want) {
+    char *path = xasprintf("%s/bad.jsonl", dir);
+    write_file_atomic(path, text, strlen(text));
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, KEY, &dropped, &err);
+    EXPECT(recs == NULL);
+    if (!err || !strstr(err, want)) fprintf(stderr, "message '%s' lacks '%s'\n", err ? err : "", want);
+    EXPECT(err && strstr(err, want));
+    json_decref(recs);
+    free(err);
+    free(path);
+}
+
 int main(void) {
     char dir[] = "/tmp/bartune-results-XXXXXX";
     EXPECT(mkdtemp(dir) != NULL);
     results_store s;
     char *err = NULL;
-    EXPECT(results_open(&s, dir, "sp", &err));
+    EXPECT(results_open(&s, dir, "sp", KEY, &err));
     EXPECT(json_array_size(s.records) == 0);
     EXPECT(append(&s, record("ok", 2.0, 100), &err));
     EXPECT(append(&s, record("ok", 1.0, 100), &err));
@@ -51,35 +88,86 @@ int main(void) {
     results_close(&s);
 
     /* a writer killed mid-line */
-    append_raw(path, "{\"format\":\"bartune-results-1\",\"status\":\"ok\",\"med");
+    append_raw(path, "{\"format\":\"bartune-results-2\",\"status\":\"ok\",\"med");
     int dropped = 0;
-    json_t *recs = results_load(path, &dropped, &err);
+    json_t *recs = results_load(path, KEY, &dropped, &err);
     EXPECT(recs && json_array_size(recs) == 4 && dropped == 1);
-    /* best: least median among ok records of that n; hang is not a result */
-    EXPECT(json_number_value(json_object_get(results_best(recs, 100), "median_ms")) == 1.0);
-    EXPECT(json_number_value(json_object_get(results_best(recs, 0), "median_ms")) == 0.7);
+    /* best: least median among ok records at those sizes; hang is not a result */
+    json_t *n100 = json_pack("{s:i}", "n", 100), *n50 = json_pack("{s:i}", "n", 50);
+    EXPECT(json_number_value(json_object_get(results_best(recs, n100), "median_ms")) == 1.0);
+    EXPECT(json_number_value(json_object_get(results_best(recs, n50), "median_ms")) == 0.7);
+    EXPECT(json_number_value(json_object_get(results_best(recs, NULL), "median_ms")) == 0.7);
     json_t *part = json_pack("{s:i}", "stages", 20);
-    EXPECT(json_number_value(json_object_get(results_best_matching(recs, part, 0), "median_ms")) == 2.0);
+    EXPECT(json_number_value(json_object_get(results_best_matching(recs, part, NULL), "median_ms")) == 2.0);
     json_decref(part);
     json_decref(recs);
 
     /* reopening cuts the torn tail, so the next record starts a fresh line */
-    EXPECT(results_open(&s, dir, "sp", &err));
+    EXPECT(results_open(&s, dir, "sp", KEY, &err));
     EXPECT(json_array_size(s.records) == 4);
     EXPECT(append(&s, record("ok", 3.0, 100), &err));
     results_close(&s);
-    recs = results_load(path, &dropped, &err);
+    recs = results_load(path, KEY, &dropped, &err);
     EXPECT(recs && json_array_size(recs) == 5 && dropped == 0);
     json_decref(recs);
 
-    /* a file of another format is refused with the file and line */
-    append_raw(path, "{\"format\":\"something-else\"}\n");
-    free(err);
-    err = NULL;
-    EXPECT(results_load(path, &dropped, &err) == NULL);
-    EXPECT(err && strstr(err, ":6: not a bartune results record"));
-    free(err);
+    /* a complete last record that lacks only its newline is kept */
+    json_t *rec = record("ok", 4.0, 100);
+    char *line = line_of(rec);
+    append_raw(path, line);
+    free(line);
+    json_decref(rec);
+    EXPECT(results_open(&s, dir, "sp", KEY, &err));
+    EXPECT(json_array_size(s.records) == 6);
+    EXPECT(append(&s, record("ok", 5.0, 100), &err));
+    results_close(&s);
+    recs = results_load(path, KEY, &dropped, &err);
+    EXPECT(recs && json_array_size(recs) == 7 && dropped == 0);
+    json_decref(recs);
 
+    /* refused, with the line: another format, another version, another
+     * device, a wrong type */
+    expect_refused(dir, "{\"format\":\"something-else\"}\n", ":1: format 'something-else'");
+    expect_refused(dir, "{\"format\":\"bartune-results-1\",\"status\":\"ok\"}\n",
+                   "written by another version of bartune");
+    rec = record("ok", 1.0, 100);
+    json_object_set_new(json_object_get(rec, "device"), "name", json_string("Other GPU"));
+    line = line_of(rec);
+    char *text = xasprintf("%s\n", line);
+    expect_refused(dir, text, "a record of device other-gpu-sm90 in the results of test-gpu-sm90");
+    free(text);
+    free(line);
+    json_object_set_new(json_object_get(rec, "device"), "name", json_string("Test GPU"));
+    json_object_set_new(rec, "median_ms", json_string("fast"));
+    line = line_of(rec);
+    text = xasprintf("%s\n", line);
+    expect_refused(dir, text, "an ok record needs median_ms");
+    free(text);
+    free(line);
+    json_object_set_new(rec, "median_ms", json_real(1.0));
+    json_object_set_new(json_object_get(rec, "config"), "x", json_string("a;b"));
+    line = line_of(rec);
+    text = xasprintf("%s\n", line);
+    expect_refused(dir, text, "config and derived must map names to integers or identifiers");
+    free(text);
+    free(line);
+    json_decref(rec);
+
+    /* a results file that is a symlink is not appended to */
+    char *lnk = xasprintf("%s/ln", dir);
+    EXPECT(mkdir_p(lnk));
+    char *target = xasprintf("%s/sp.jsonl", lnk), *other = xasprintf("%s/outside", dir);
+    write_file_atomic(other, "", 0);
+    EXPECT(symlink(other, target) == 0);
+    EXPECT(!results_open(&s, lnk, "sp", KEY, &err));
+    results_close(&s);
+    free(err);
+    free(lnk);
+    free(target);
+    free(other);
+
+    json_decref(n100);
+    json_decref(n50);
     char *cmd = xasprintf("rm -rf '%s'", dir);
     EXPECT(system(cmd) == 0);
     free(cmd);

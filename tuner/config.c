@@ -53,26 +53,19 @@ char *config_describe(const config *c) {
     return sb_take(&sb);
 }
 
-bool config_matches(const config *whole, const config *part) {
-    for (int i = 0; i < part->count; i++) {
-        const char *v = config_get(whole, part->items[i].name);
-        if (!v || strcmp(v, part->items[i].value) != 0) return false;
-    }
-    return true;
+void config_merge(config *dst, const config *a, const config *b) {
+    config_copy(dst, a);
+    for (int i = 0; b && i < b->count; i++) config_set(dst, b->items[i].name, b->items[i].value);
 }
 
 void variant_set_free(variant_set *s) {
     for (int i = 0; i < s->count; i++) {
         config_free(&s->items[i].params);
         config_free(&s->items[i].derived);
+        for (int k = 0; k < s->items[i].n_launches; k++) config_free(&s->items[i].launches[k]);
+        free(s->items[i].launches);
     }
     free(s->items);
-    for (int i = 0; i < s->n_launch; i++) {
-        free(s->launch[i].name);
-        for (int j = 0; j < s->launch[i].count; j++) free(s->launch[i].values[j]);
-        free(s->launch[i].values);
-    }
-    free(s->launch);
     free(s->rejected);
     memset(s, 0, sizeof *s);
 }

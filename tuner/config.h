@@ -22,26 +22,21 @@ void config_copy(config *dst, const config *src);
 void config_free(config *c);
 /* "a=1 b=x", in order. */
 char *config_describe(const config *c);
-/* True when every pair of `part` is in `whole` with the same value. */
-bool config_matches(const config *whole, const config *part);
+/* A copy of `a` with the pairs of `b` added. */
+void config_merge(config *dst, const config *a, const config *b);
 
-/* One compile-time variant: its parameters and the values derived from them. */
+/* One compile-time variant: the parameters that apply to it, the values
+ * derived from them, and the launch configurations to try. */
 typedef struct {
     config params;
     config derived;
+    config *launches;
+    int n_launches;
 } variant;
-
-typedef struct {
-    char *name;
-    char **values;
-    int count;
-} launch_param;
 
 typedef struct {
     variant *items;
     int count;
-    launch_param *launch;
-    int n_launch;
     int total;      /* combinations before the constraints */
     char *rejected; /* "12 by 'why', 3 by 'other'" or "" */
 } variant_set;

@@ -64,3 +64,39 @@ void device_fingerprint(const device_info *d, char out[320]) {
 void device_arch(const device_info *d, char out[16]) {
     snprintf(out, 16, "sm_%d%d", d->cc_major, d->cc_minor);
 }
+
+#define DEVICE_INTS(X)                                                                             \
+    X(cc_major) X(cc_minor) X(sms) X(max_threads_per_block) X(max_threads_per_sm)                  \
+    X(max_blocks_per_sm) X(smem_per_block_optin) X(smem_per_sm) X(regs_per_sm) X(l2_bytes)         \
+    X(cuda_version)
+
+json_t *device_json(const device_info *d) {
+    json_t *j = json_object();
+    json_object_set_new(j, "name", json_string(d->name));
+    json_object_set_new(j, "driver", json_string(d->driver));
+#define SET(f) json_object_set_new(j, #f, json_integer(d->f));
+    DEVICE_INTS(SET)
+#undef SET
+    return j;
+}
+
+bool device_from_json(json_t *j, device_info *d) {
+    memset(d, 0, sizeof *d);
+    const char *name = json_string_value(json_object_get(j, "name"));
+    const char *driver = json_string_value(json_object_get(j, "driver"));
+    if (!name || !driver || strlen(name) >= sizeof d->name || strlen(driver) >= sizeof d->driver)
+        return false;
+    snprintf(d->name, sizeof d->name, "%s", name);
+    snprintf(d->driver, sizeof d->driver, "%s", driver);
+    bool ok = true;
+#define GET(f)                                                                                     \
+    {                                                                                              \
+        json_t *v = json_object_get(j, #f);                                                        \
+        ok = ok && json_is_integer(v) && json_integer_value(v) >= 0 &&                             \
+             json_integer_value(v) <= 0x7fffffff;                                                  \
+        d->f = (int)json_integer_value(v);                                                         \
+    }
+    DEVICE_INTS(GET)
+#undef GET
+    return ok && d->cc_major > 0;
+}

@@ -3,6 +3,7 @@
 #ifndef BARTUNE_DEVICE_H
 #define BARTUNE_DEVICE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 typedef struct {
@@ -18,7 +19,6 @@ typedef struct {
     int l2_bytes;
     int cuda_version; /* driver's CUDA version, e.g. 13000 */
     char driver[64];  /* kernel driver version, e.g. "580.95.05" */
-    bool real;        /* read from a GPU, not from the arch table */
 } device_info;
 
 /* "sm_90" -> typical limits of that architecture; false if unknown. */
@@ -30,5 +30,9 @@ void device_key(const device_info *d, char out[160]);
 void device_fingerprint(const device_info *d, char out[320]);
 /* "sm_90" */
 void device_arch(const device_info *d, char out[16]);
+/* The device as records and the runner write it: every field above. */
+json_t *device_json(const device_info *d);
+/* The inverse; false when a field is missing or of the wrong type. */
+bool device_from_json(json_t *j, device_info *d);
 
 #endif

@@ -30,14 +30,14 @@ int cmd_list(const options *o) {
     int rc;
     space *s = open_expanded(o, &d, &vs, &rc);
     if (!s) return rc;
+    int launches = 0;
     for (int i = 0; i < vs.count; i++) {
         char *p = config_describe(&vs.items[i].params);
         printf("%s\n", p);
         free(p);
+        launches += vs.items[i].n_launches;
     }
-    int launches = 1;
-    for (int i = 0; i < vs.n_launch; i++) launches *= vs.launch[i].count;
-    printf("%d variants for %s (of %d combinations%s%s), %d launch configurations each\n",
+    printf("%d variants for %s (of %d combinations%s%s), %d launch configurations in all\n",
            vs.count, d.name, vs.total, vs.rejected[0] ? "; rejected " : "", vs.rejected, launches);
     variant_set_free(&vs);
     space_close(s);

@@ -1,5 +1,8 @@
 /* bartune: tunes producer/consumer CUDA kernels for the GPU it runs on. */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +46,9 @@ static const struct command commands[] = {
      "--retime) and emits the fastest verified variant as a header.\n"
      "  k=v             keep only variants with parameter k = v\n"
      "  -j, --jobs N    nvcc processes at once (default: one per core)\n"
-     "  --n N           problem size (default: the space's n)\n"
+     "  --size K=V      tune at this size (repeat for each size of the problem;\n"
+     "                  default: the problem's tune list)\n"
+     "  --seed N        seed of the generated inputs (default 1)\n"
      "  --reps N        timed launches per variant (default 20, at least 10)\n"
      "  --timeout S     seconds the first launch of a variant may take (default 10);\n"
      "                  later launches get a limit scaled from its time\n"
@@ -73,7 +78,7 @@ static const struct command commands[] = {
      "usage: bartune show SPACE [--records FILE] [--results DIR]\n"
      "Prints the recorded measurements, fastest first, per device.\n"},
     {"bench", cmd_bench, true,
-     "usage: bartune bench SPACE [--reps N] [--results DIR]\n"
+     "usage: bartune bench SPACE [--size K=V...] [--reps N] [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
      "best variant and each baseline again, side by side in one run.\n"},
@@ -93,12 +98,33 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-static bool parse_number(const char *s, double lo, double *out) {
+/* Strict numbers: all of the text, finite, within [lo, hi]. */
+static bool parse_number(const char *s, double lo, double hi, double *out) {
     char *end;
+    errno = 0;
     double v = strtod(s, &end);
-    if (*end || end == s || v < lo) return false;
+    if (*end || end == s || errno || !isfinite(v) || v < lo || v > hi) return false;
     *out = v;
     return true;
+}
+
+static bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || end == s || errno || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+/* --size K=V: K an identifier, V an integer >= 0. */
+static bool parse_size(const char *s, struct size_override *out) {
+    const char *eq = strchr(s, '=');
+    if (!eq || eq == s || (size_t)(eq - s) > 64) return false;
+    for (const char *p = s; p < eq; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_') || (p == s && isdigit((unsigned char)*p))) return false;
+    out->name = strndup(s, (size_t)(eq - s));
+    return parse_integer(eq + 1, 0, (1LL << 62), &out->value);
 }
 
 int main(int argc, char **argv) {
@@ -121,11 +147,12 @@ int main(int argc, char **argv) {
     o.runner = runner;
     o.cache = cache;
 
-    enum { O_N = 256, O_REPS, O_TIMEOUT, O_CTIMEOUT, O_RETIME, O_NOEMIT, O_RESULTS, O_KERNELS,
+    enum { O_SIZE = 256, O_SEED, O_REPS, O_TIMEOUT, O_CTIMEOUT, O_RETIME, O_NOEMIT, O_RESULTS, O_KERNELS,
            O_CACHE, O_ROOT, O_ARCH, O_RECORDS, O_NVCC, O_RUNNER, O_TEMPLATES };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},         {"jobs", required_argument, NULL, 'j'},
-        {"n", required_argument, NULL, O_N},      {"reps", required_argument, NULL, O_REPS},
+        {"size", required_argument, NULL, O_SIZE}, {"seed", required_argument, NULL, O_SEED},
+        {"reps", required_argument, NULL, O_REPS},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
         {"retime", no_argument, NULL, O_RETIME},  {"no-emit", no_argument, NULL, O_NOEMIT},
@@ -141,27 +168,34 @@ int main(int argc, char **argv) {
     optind = 2;
     int c;
     double v;
+    long long iv;
+    o.seed = 1;
+    o.sizes = xmalloc(sizeof *o.sizes * (size_t)argc);
     while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(cmd->help, stdout); return EXIT_OK;
         case 'j':
-            if (!parse_number(optarg, 1, &v)) return usage_error(cmdspace, "-j needs a count >= 1, got '%s'", optarg);
-            o.jobs = (int)v;
+            if (!parse_integer(optarg, 1, 1024, &iv)) return usage_error(cmdspace, "-j needs a count in 1..1024, got '%s'", optarg);
+            o.jobs = (int)iv;
             break;
-        case O_N:
-            if (!parse_number(optarg, 1, &v)) return usage_error(cmdspace, "--n needs a size >= 1, got '%s'", optarg);
-            o.n = (long long)v;
+        case O_SIZE:
+            if (!parse_size(optarg, &o.sizes[o.n_sizes])) return usage_error(cmdspace, "--size needs NAME=INTEGER (0..2^62), got '%s'", optarg);
+            o.n_sizes++;
+            break;
+        case O_SEED:
+            if (!parse_integer(optarg, 0, 0x7fffffffffffffffLL, &iv)) return usage_error(cmdspace, "--seed needs an integer >= 0, got '%s'", optarg);
+            o.seed = (unsigned long long)iv;
             break;
         case O_REPS:
-            if (!parse_number(optarg, 10, &v)) return usage_error(cmdspace, "--reps needs a count >= 10, got '%s'", optarg);
-            o.reps = (int)v;
+            if (!parse_integer(optarg, 10, 100000, &iv)) return usage_error(cmdspace, "--reps needs a count in 10..100000, got '%s'", optarg);
+            o.reps = (int)iv;
             break;
         case O_TIMEOUT:
-            if (!parse_number(optarg, 0.1, &v)) return usage_error(cmdspace, "--timeout needs seconds >= 0.1, got '%s'", optarg);
+            if (!parse_number(optarg, 0.1, 86400, &v)) return usage_error(cmdspace, "--timeout needs seconds in 0.1..86400, got '%s'", optarg);
             o.timeout = v;
             break;
         case O_CTIMEOUT:
-            if (!parse_number(optarg, 0.1, &v)) return usage_error(cmdspace, "--compile-timeout needs seconds >= 0.1, got '%s'", optarg);
+            if (!parse_number(optarg, 0.1, 86400, &v)) return usage_error(cmdspace, "--compile-timeout needs seconds in 0.1..86400, got '%s'", optarg);
             o.compile_timeout = v;
             break;
         case O_RETIME: o.retime = true; break;
@@ -201,6 +235,8 @@ int main(int argc, char **argv) {
     int rc = cmd->fn(&o);
     proc_kill_all();
     free(over);
+    for (int i = 0; i < o.n_sizes; i++) free(o.sizes[i].name);
+    free(o.sizes);
     free(results);
     free(kernels);
     free(runner);

@@ -18,7 +18,12 @@ typedef struct {
     const char *runner;   /* path of bartune-runner */
     const char *nvcc;
     const char *records;  /* emit: a results file to read instead of results/<key>/ */
-    long long n;          /* problem size; 0: the space's */
+    struct size_override {
+        char *name;
+        long long value;
+    } *sizes;             /* --size k=v: one size tuple instead of the problem's list */
+    int n_sizes;
+    unsigned long long seed; /* inputs of the problem */
     int jobs;
     int reps;
     double timeout;       /* seconds for a first launch; later ones scale from it */

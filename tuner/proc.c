@@ -1,7 +1,9 @@
 #include "proc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -25,16 +27,34 @@ static void untrack(pid_t pid) {
 }
 
 pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd) {
+    int fds[3] = {in_fd, out_fd, err_fd};
+    return proc_start_fds(argv, fds, 3);
+}
+
+pid_t proc_start_fds(char *const argv[], const int *fds, int n) {
+    enum { MAX_FDS = 8, HIGH = 64 };
+    if (n > MAX_FDS) return -1;
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
         setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
-        if (in_fd >= 0) dup2(in_fd, 0);
-        if (out_fd >= 0) dup2(out_fd, 1);
-        if (err_fd >= 0) dup2(err_fd, 2);
+        /* Out of the way first, so that mapping one fd never clobbers another. */
+        int high[MAX_FDS];
+        for (int i = 0; i < n; i++) high[i] = fds[i] >= 0 ? fcntl(fds[i], F_DUPFD_CLOEXEC, HIGH) : -1;
+        for (int i = 0; i < n; i++) {
+            if (high[i] >= 0) dup2(high[i], i);
+            else if (i != 1 && i != 2) {
+                int null = open("/dev/null", O_RDWR);
+                if (null >= 0 && null != i) {
+                    dup2(null, i);
+                    close(null);
+                }
+            }
+        }
         execvp(argv[0], argv);
         fprintf(stderr, "bartune: cannot start %s: %s\n", argv[0], strerror(errno));
         _exit(127);

@@ -9,6 +9,9 @@
 /* Starts argv[0] (searched in PATH) with the given fds as its stdin, stdout
  * and stderr (-1: inherit). Returns the pid, or -1 with errno set. */
 pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd);
+/* The same with `n` fds: the child's fd i is fds[i] (-1: inherited for 1
+ * and 2, /dev/null for others). Children die with bartune (PDEATHSIG). */
+pid_t proc_start_fds(char *const argv[], const int *fds, int n);
 /* Non-blocking: true when the child has ended; *status as from waitpid. */
 bool proc_poll(pid_t pid, int *status);
 /* Kills the child's whole process group and reaps it. */

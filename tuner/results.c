@@ -9,9 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "util.h"
 
-json_t *results_load(const char *path, int *dropped, char **err) {
+json_t *results_load(const char *path, const char *want_key, int *dropped, char **err) {
     *dropped = 0;
     size_t len;
     char *text = read_file(path, &len);
@@ -27,21 +28,23 @@ json_t *results_load(const char *path, int *dropped, char **err) {
         char *nl = memchr(line, '\n', (size_t)(text + len - line));
         next = nl ? nl + 1 : text + len;
         lineno++;
-        if (!nl) { /* torn: the writer died mid-line */
+        if (nl) *nl = '\0';
+        if (!*line) continue;
+        json_error_t je;
+        json_t *rec = json_loadb(line, (size_t)(next - line) - (nl ? 1 : 0), 0, &je);
+        /* Whole lines are written in one write, so only the last can be torn
+         * (then it does not parse, and is dropped); any other line that is
+         * not a record means this is not a results file of this device. */
+        char *why = rec ? record_check(rec, want_key) : NULL;
+        if (!rec && !nl) {
             (*dropped)++;
             break;
         }
-        *nl = '\0';
-        if (!*line) continue;
-        json_error_t je;
-        json_t *rec = json_loads(line, 0, &je);
-        const char *fmt = json_string_value(json_object_get(rec, "format"));
-        /* Whole lines are written in one write, so only the last can be torn:
-         * any other line that is not a record means this is another file. */
-        if (!json_is_object(rec) || !fmt || strcmp(fmt, RESULTS_FORMAT) != 0) {
-            *err = xasprintf("%s:%d: not a bartune results record (format %s, expected %s); "
-                             "pass a results/<device>/<space>.jsonl file",
-                             path, lineno, fmt ? fmt : "missing", RESULTS_FORMAT);
+        if (!rec || why) {
+            *err = xasprintf("%s:%d: %s; pass a results/<device>/<space>.jsonl file of this "
+                             "bartune",
+                             path, lineno, why ? why : "not a JSON record");
+            free(why);
             json_decref(rec);
             json_decref(arr);
             free(text);
@@ -53,26 +56,38 @@ json_t *results_load(const char *path, int *dropped, char **err) {
     return arr;
 }
 
-/* Cuts a torn last line so that the next append starts on a fresh line. */
-static bool drop_torn_tail(int fd) {
+/* Makes the next append start on a fresh line: a torn last line (one that
+ * does not parse) is cut; a complete record that lacks only its newline
+ * gets one. */
+static bool mend_tail(int fd) {
     off_t size = lseek(fd, 0, SEEK_END);
     if (size <= 0) return true;
+    char last;
+    if (pread(fd, &last, 1, size - 1) != 1) return false;
+    if (last == '\n') return true;
     off_t pos = size;
     char buf[4096];
-    while (pos > 0) {
+    off_t start = 0;
+    while (pos > 0 && !start) {
         size_t chunk = pos > (off_t)sizeof buf ? sizeof buf : (size_t)pos;
         if (pread(fd, buf, chunk, pos - (off_t)chunk) != (ssize_t)chunk) return false;
-        for (size_t i = chunk; i > 0; i--)
-            if (buf[i - 1] == '\n') {
-                off_t keep = pos - (off_t)chunk + (off_t)i;
-                return keep == size || ftruncate(fd, keep) == 0;
-            }
+        for (size_t i = chunk; i > 0 && !start; i--)
+            if (buf[i - 1] == '\n') start = pos - (off_t)chunk + (off_t)i;
         pos -= (off_t)chunk;
     }
-    return ftruncate(fd, 0) == 0;
+    size_t tail = (size_t)(size - start);
+    char *text = xmalloc(tail + 1);
+    bool whole = pread(fd, text, tail, start) == (ssize_t)tail;
+    json_error_t je;
+    json_t *rec = whole ? json_loadb(text, tail, 0, &je) : NULL;
+    free(text);
+    bool ok = rec ? write(fd, "\n", 1) == 1 : ftruncate(fd, start) == 0;
+    json_decref(rec);
+    return ok;
 }
 
-bool results_open(results_store *s, const char *dir, const char *space, char **err) {
+bool results_open(results_store *s, const char *dir, const char *space, const char *key,
+                  char **err) {
     memset(s, 0, sizeof *s);
     s->fd = s->lock_fd = -1;
     if (!mkdir_p(dir)) {
@@ -106,14 +121,15 @@ bool results_open(results_store *s, const char *dir, const char *space, char **e
     }
     free(lock);
     s->path = xasprintf("%s/%s.jsonl", dir, space);
-    s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (s->fd < 0 || !drop_torn_tail(s->fd)) {
+    /* Check before mending: a file that is not ours is refused untouched. */
+    int dropped;
+    s->records = results_load(s->path, key, &dropped, err);
+    if (!s->records) return false;
+    s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (s->fd < 0 || !mend_tail(s->fd)) {
         *err = xasprintf("cannot open %s for appending: %s", s->path, strerror(errno));
         return false;
     }
-    int dropped;
-    s->records = results_load(s->path, &dropped, err);
-    if (!s->records) return false;
     if (dropped) msg_warn("%s: ignored %d unreadable line(s)", s->path, dropped);
     return true;
 }
@@ -143,23 +159,23 @@ void results_close(results_store *s) {
     s->fd = s->lock_fd = -1;
 }
 
-static bool config_contains(json_t *config, json_t *part) {
+static bool config_contains(json_t *cfg, json_t *part) {
     const char *k;
     json_t *v;
     json_object_foreach(part, k, v) {
-        if (!json_equal(json_object_get(config, k), v)) return false;
+        if (!json_equal(json_object_get(cfg, k), v)) return false;
     }
     return true;
 }
 
-json_t *results_best_matching(json_t *records, json_t *part, long long n) {
+json_t *results_best_matching(json_t *records, json_t *part, json_t *sizes) {
     json_t *best = NULL, *rec;
     size_t i;
     double best_ms = 0;
     json_array_foreach(records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
         if (!st || strcmp(st, "ok") != 0) continue;
-        if (n > 0 && json_integer_value(json_object_get(rec, "n")) != n) continue;
+        if (sizes && !json_equal(json_object_get(rec, "sizes"), sizes)) continue;
         if (part && !config_contains(json_object_get(rec, "config"), part)) continue;
         double ms = json_number_value(json_object_get(rec, "median_ms"));
         if (!best || ms < best_ms) {
@@ -176,12 +192,12 @@ static int by_median(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-json_t *results_ranked(json_t *records, long long n) {
+json_t *results_ranked(json_t *records, json_t *sizes) {
     size_t count = json_array_size(records), k = 0, i;
     json_t **ok = malloc(sizeof(json_t *) * (count ? count : 1)), *rec;
     json_array_foreach(records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
-        if (st && !strcmp(st, "ok") && (n <= 0 || json_integer_value(json_object_get(rec, "n")) == n))
+        if (st && !strcmp(st, "ok") && (!sizes || json_equal(json_object_get(rec, "sizes"), sizes)))
             ok[k++] = rec;
     }
     qsort(ok, k, sizeof *ok, by_median);
@@ -191,4 +207,6 @@ json_t *results_ranked(json_t *records, long long n) {
     return out;
 }
 
-json_t *results_best(json_t *records, long long n) { return results_best_matching(records, NULL, n); }
+json_t *results_best(json_t *records, json_t *sizes) {
+    return results_best_matching(records, NULL, sizes);
+}

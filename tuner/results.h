@@ -7,7 +7,6 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#define RESULTS_FORMAT "bartune-results-1"
 
 typedef struct {
     char *path;
@@ -17,21 +16,24 @@ typedef struct {
 } results_store;
 
 /* Opens (creating) dir/<space>.jsonl under an exclusive lock, waiting with a
- * message if another bartune holds it; loads the records. */
-bool results_open(results_store *s, const char *dir, const char *space, char **err);
+ * message if another bartune holds it; loads the records, which must be of
+ * device `key`. */
+bool results_open(results_store *s, const char *dir, const char *space, const char *key,
+                  char **err);
 bool results_append(results_store *s, json_t *record, char **err);
 void results_close(results_store *s);
 
-/* Reads every record of a file (no lock). *dropped counts unreadable lines.
- * Records of another format are an error. */
-json_t *results_load(const char *path, int *dropped, char **err);
+/* Reads every record of a file (no lock). *dropped counts a torn last line.
+ * A record that fails record_check (another format, another device than
+ * `want_key` when given, a field of the wrong type) is an error. */
+json_t *results_load(const char *path, const char *want_key, int *dropped, char **err);
 
-/* The "ok" records (of size n when n > 0), fastest first: a new array. */
-json_t *results_ranked(json_t *records, long long n);
+/* The "ok" records (at `sizes` when given), fastest first: a new array. */
+json_t *results_ranked(json_t *records, json_t *sizes);
 /* The best "ok" record (least median_ms), or NULL. */
-json_t *results_best(json_t *records, long long n);
-/* Best ok record whose config contains all of `part` (a JSON object);
- * n > 0 keeps only records of that problem size. */
-json_t *results_best_matching(json_t *records, json_t *part, long long n);
+json_t *results_best(json_t *records, json_t *sizes);
+/* Best ok record whose config contains all of `part` (a JSON object),
+ * at `sizes` when given. */
+json_t *results_best_matching(json_t *records, json_t *part, json_t *sizes);
 
 #endif

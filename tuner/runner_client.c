@@ -12,10 +12,9 @@
 #include "proc.h"
 #include "util.h"
 
-/* A pipe no child inherits (dup2 onto 0/1 clears the flag for the runner's
- * own ends): a runner that held its own stdin's write end, or another
- * runner's, would never see EOF when bartune dies, and would live on
- * holding the GPU. */
+/* A pipe no child inherits (proc_start_fds maps the runner's own ends): a
+ * runner that held its own request pipe's write end, or another runner's,
+ * would never see EOF when bartune dies, and would live on holding the GPU. */
 static bool private_pipe(int fds[2]) {
     if (pipe(fds) != 0) return false;
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
@@ -23,35 +22,47 @@ static bool private_pipe(int fds[2]) {
     return true;
 }
 
-bool runner_start(runner_client *r, const char *path, int ordinal) {
-    int in[2], out[2];
+bool runner_start(runner_client *r, const char *path, int ordinal, const char *log) {
+    int req[2], ans[2];
     r->pid = -1;
     r->len = 0;
-    if (!private_pipe(in)) return false;
-    if (!private_pipe(out)) {
-        close(in[0]);
-        close(in[1]);
+    r->to = r->from = -1;
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (logfd < 0 || !private_pipe(req)) {
+        if (logfd >= 0) close(logfd);
+        return false;
+    }
+    if (!private_pipe(ans)) {
+        close(req[0]);
+        close(req[1]);
+        close(logfd);
         return false;
     }
     char ord[16];
     snprintf(ord, sizeof ord, "%d", ordinal);
     char *argv[] = {(char *)path, ord, NULL};
-    r->pid = proc_start(argv, in[0], out[1], -1);
-    close(in[0]);
-    close(out[1]);
-    r->to = in[1];
-    r->from = out[0];
-    r->path = path;
-    r->ordinal = ordinal;
+    int fds[5] = {-1, logfd, logfd, req[0], ans[1]};
+    r->pid = proc_start_fds(argv, fds, 5);
+    close(req[0]);
+    close(ans[1]);
+    close(logfd);
+    r->to = req[1];
+    r->from = ans[0];
     return r->pid > 0;
+}
+
+static void close_pipes(runner_client *r) {
+    if (r->to >= 0) close(r->to);
+    if (r->from >= 0) close(r->from);
+    r->to = r->from = -1;
 }
 
 void runner_stop(runner_client *r) {
     if (r->pid <= 0) return;
-    if (write(r->to, "quit\n", 5) < 0) { /* it may be dead already */
+    static const char quit[] = "{\"op\":\"quit\"}\n";
+    if (write(r->to, quit, sizeof quit - 1) < 0) { /* it may be dead already */
     }
-    close(r->to);
-    close(r->from);
+    close_pipes(r);
     /* Give it a moment to free the GPU, then make sure. */
     for (int i = 0; i < 100; i++) {
         int st;
@@ -80,48 +91,66 @@ static char *take_line(runner_client *r) {
 
 static void kill_runner(runner_client *r) {
     proc_kill(r->pid);
-    close(r->to);
-    close(r->from);
+    close_pipes(r);
     r->pid = -1;
 }
 
-runner_result runner_request(runner_client *r, const char *request, double timeout,
-                             int launches_after_probe, char **answer) {
+static json_t *status_answer(const char *status, const char *msg) {
+    return json_pack("{s:b, s:s, s:s}", "ok", 0, "status", status, "message", msg);
+}
+
+static bool send_line(runner_client *r, json_t *request) {
+    char *line = json_dumps(request, JSON_COMPACT);
+    size_t len = strlen(line);
+    line = xrealloc(line, len + 2);
+    line[len++] = '\n';
+    bool ok = r->pid > 0;
+    for (size_t done = 0; ok && done < len;) {
+        ssize_t w = write(r->to, line + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        ok = w > 0;
+        if (ok) done += (size_t)w;
+    }
+    free(line);
+    return ok;
+}
+
+runner_result runner_request(runner_client *r, json_t *request, double timeout, json_t **answer) {
     *answer = NULL;
-    size_t len = strlen(request);
-    if (r->pid <= 0 || write(r->to, request, len) != (ssize_t)len || write(r->to, "\n", 1) != 1) {
+    if (!send_line(r, request)) {
         if (r->pid > 0) kill_runner(r);
-        *answer = xstrdup("the runner is not running");
+        *answer = status_answer("crash", "the runner is not running");
         return RUNNER_DIED;
     }
     double limit = timeout, deadline = now_seconds() + timeout;
     for (;;) {
         char *line;
         while ((line = take_line(r))) {
-            double ms;
-            if (sscanf(line, "probe %lf", &ms) == 1) {
-                limit = 5.0 + launches_after_probe * ms * 4e-3;
+            json_error_t je;
+            json_t *j = json_loads(line, 0, &je);
+            free(line);
+            json_t *probe = json_object_get(j, "probe_ms");
+            if (json_is_number(probe)) {
+                double left = (double)json_integer_value(json_object_get(j, "launches_left"));
+                limit = 5.0 + left * json_number_value(probe) * 4e-3;
                 deadline = now_seconds() + limit;
-                free(line);
-                continue;
+            } else if (json_is_boolean(json_object_get(j, "ok"))) {
+                *answer = j;
+                return json_is_true(json_object_get(j, "ok")) ? RUNNER_OK : RUNNER_FAIL;
             }
-            bool ok = !strncmp(line, "ok", 2), fail = !strncmp(line, "fail", 4);
-            if (ok || fail) {
-                const char *rest = line + (ok ? 2 : 4);
-                *answer = xstrdup(rest + (*rest == ' '));
-                free(line);
-                return ok ? RUNNER_OK : RUNNER_FAIL;
-            }
-            free(line); /* unknown chatter */
+            json_decref(j); /* not an answer: ignore */
         }
         if (proc_interrupted) {
             kill_runner(r);
+            *answer = status_answer("interrupted", "interrupted");
             return RUNNER_INTERRUPTED;
         }
         double left = deadline - now_seconds();
         if (left <= 0) {
             kill_runner(r);
-            *answer = xasprintf("no answer within %.1f s: killed (hang or deadlock)", limit);
+            char *msg = xasprintf("no answer within %.1f s: killed (hang or deadlock)", limit);
+            *answer = status_answer("hang", msg);
+            free(msg);
             return RUNNER_TIMEOUT;
         }
         struct pollfd p = {.fd = r->from, .events = POLLIN};
@@ -129,7 +158,7 @@ runner_result runner_request(runner_client *r, const char *request, double timeo
         int pr = poll(&p, 1, ms);
         if (pr < 0 && errno != EINTR) {
             kill_runner(r);
-            *answer = xstrdup("lost the runner's pipe");
+            *answer = status_answer("crash", "lost the runner's pipe");
             return RUNNER_DIED;
         }
         if (pr <= 0) continue;
@@ -143,9 +172,10 @@ runner_result runner_request(runner_client *r, const char *request, double timeo
         int st = 0;
         while (!proc_poll(r->pid, &st)) usleep(1000);
         char why[64];
-        *answer = xasprintf("the runner ended without answering (%s)", proc_describe(st, why));
-        close(r->to);
-        close(r->from);
+        char *msg = xasprintf("the runner ended without answering (%s)", proc_describe(st, why));
+        *answer = status_answer("crash", msg);
+        free(msg);
+        close_pipes(r);
         r->pid = -1;
         return RUNNER_DIED;
     }

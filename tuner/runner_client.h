@@ -1,34 +1,38 @@
-/* The CLI's end of a runner child: requests out, answer lines in, and a
- * watchdog that kills a runner whose kernel hangs. */
+/* The CLI's end of a runner child: one JSON request per line out, one JSON
+ * answer per line in, on a pair of pipes of their own (the runner's stdout
+ * and stderr go to a log), and a watchdog that kills a runner whose kernel
+ * hangs. */
 #ifndef BARTUNE_RUNNER_CLIENT_H
 #define BARTUNE_RUNNER_CLIENT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
+#define RUNNER_PROTOCOL 2
+
 typedef struct {
-    const char *path;
-    int ordinal;
     pid_t pid;
     int to, from;
-    char buf[16384];
+    char buf[65536];
     size_t len;
 } runner_client;
 
 typedef enum {
-    RUNNER_OK,          /* answer starts with "ok " */
-    RUNNER_FAIL,        /* answer starts with "fail " */
+    RUNNER_OK,          /* {"ok": true, ...} */
+    RUNNER_FAIL,        /* {"ok": false, "status": ..., "message": ...} */
     RUNNER_TIMEOUT,     /* no answer in time: the runner was killed */
     RUNNER_DIED,        /* the runner ended without answering */
     RUNNER_INTERRUPTED, /* Ctrl-C */
 } runner_result;
 
-bool runner_start(runner_client *r, const char *path, int ordinal);
+/* Starts `path` for GPU `ordinal`; its stdout and stderr append to `log`. */
+bool runner_start(runner_client *r, const char *path, int ordinal, const char *log);
 void runner_stop(runner_client *r);
-/* Sends `request` and waits for its answer (without "ok "/"fail ").
- * `timeout` covers the wait up to a "probe MS" line; after one, the limit
- * becomes 5 s + `launches_after_probe` x MS x 4. */
-runner_result runner_request(runner_client *r, const char *request, double timeout,
-                             int launches_after_probe, char **answer);
+/* Sends `request` and waits for its answer, which *answer receives (always
+ * an object: on TIMEOUT and DIED one with "status" and "message").
+ * `timeout` covers the wait up to a {"probe_ms", "launches_left"} line;
+ * after one, the limit becomes 5 s + launches_left x probe x 4. */
+runner_result runner_request(runner_client *r, json_t *request, double timeout, json_t **answer);
 
 #endif

@@ -6,19 +6,18 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "record.h"
 #include "results.h"
 #include "util.h"
 
 space *session_open_space(const options *o) {
-    char *lib = path_join(o->root, "gen/lib");
     char *templates = o->templates ? xstrdup(o->templates) : path_join(o->root, "templates");
     char *err = NULL;
-    space *s = space_open(o->space_path, lib, templates, &err);
+    space *s = space_open(o->space_path, o->root, templates, &err);
     if (!s) {
         msg_error("%s", err);
         free(err);
     }
-    free(lib);
     free(templates);
     return s;
 }
@@ -49,35 +48,80 @@ bool session_variants(space *s, const options *o, const device_info *d, variant_
     return true;
 }
 
-json_t *config_json(const config *c) {
-    json_t *o = json_object();
-    for (int i = 0; i < c->count; i++) {
-        const char *v = c->items[i].value;
-        char *end;
-        long long x = strtoll(v, &end, 10);
-        json_object_set_new(o, c->items[i].name,
-                            *v && !*end ? json_integer(x) : json_string(v));
-    }
+/* The instance's sizes list as an object. */
+static json_t *sizes_object(json_t *instance) {
+    json_t *o = json_object(), *z;
+    size_t i;
+    json_array_foreach(json_object_get(instance, "sizes"), i, z)
+        json_object_set(o, json_string_value(json_object_get(z, "name")), json_object_get(z, "value"));
     return o;
 }
 
-void config_from_json(json_t *obj, const space *s, config *params, config *launch) {
-    const char *k;
-    json_t *v;
-    json_object_foreach(obj, k, v) {
-        char buf[32];
-        const char *text = json_string_value(v);
-        if (json_is_integer(v)) {
-            snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
-            text = buf;
-        }
-        config_set(s && space_is_launch_param(s, k) ? launch : params, k, text ? text : "");
+json_t *session_sizes(space *s, const options *o, json_t **instances) {
+    json_t *given = json_array();
+    if (o->n_sizes) {
+        json_t *one = json_object();
+        for (int i = 0; i < o->n_sizes; i++)
+            json_object_set_new(one, o->sizes[i].name, json_integer(o->sizes[i].value));
+        json_array_append_new(given, one);
+    } else {
+        json_array_extend(given, json_object_get(space_problem(s), "tune"));
     }
+    json_t *out = json_array(), *sz;
+    *instances = json_array();
+    size_t i;
+    json_array_foreach(given, i, sz) {
+        char *err = NULL;
+        json_t *inst = space_instance(s, sz, &err);
+        if (!inst) {
+            msg_error("%s", err);
+            free(err);
+            json_decref(out);
+            json_decref(*instances);
+            json_decref(given);
+            *instances = NULL;
+            return NULL;
+        }
+        json_array_append_new(out, sizes_object(inst));
+        json_array_append_new(*instances, inst);
+    }
+    json_decref(given);
+    return out;
 }
 
-json_t *best_current(space *s, json_t *records, long long n, json_t *part, int *older) {
-    json_t *ranked = results_ranked(records, n), *rec, *best = NULL;
-    const config *params = space_params(s);
+static bool is_launch(const void *ctx, const char *name) {
+    return space_is_launch_param((const space *)ctx, name);
+}
+
+void session_split(space *s, json_t *config_obj, config *params, config *launch) {
+    memset(params, 0, sizeof *params);
+    memset(launch, 0, sizeof *launch);
+    config_from_json(config_obj, is_launch, s, params, launch);
+}
+
+/* Would the space as it is now render this record's config to the source
+ * it was measured with? */
+static bool still_current(space *s, json_t *rec) {
+    device_info d;
+    record_device(rec, &d);
+    config params, launch;
+    session_split(s, json_object_get(rec, "config"), &params, &launch);
+    char *err = NULL, hash[17];
+    char *src = render_for_cubin(s, &d, &params, &err);
+    bool same = false;
+    if (src) {
+        text_hash(src, hash);
+        same = !strcmp(hash, json_string_value(json_object_get(rec, "source_hash")));
+    }
+    free(src);
+    free(err);
+    config_free(&params);
+    config_free(&launch);
+    return same;
+}
+
+json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int *older) {
+    json_t *ranked = results_ranked(records, sizes), *rec, *best = NULL;
     size_t i;
     *older = 0;
     json_array_foreach(ranked, i, rec) {
@@ -87,10 +131,7 @@ json_t *best_current(space *s, json_t *records, long long n, json_t *part, int *
         bool matches = true;
         json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
         if (!matches) continue;
-        bool complete = true;
-        for (int p = 0; p < params->count && complete; p++)
-            complete = json_object_get(cfg, params->items[p].name) != NULL;
-        if (complete) {
+        if (still_current(s, rec)) {
             best = rec;
             break;
         }
@@ -105,9 +146,10 @@ char *render_for_cubin(space *s, const device_info *d, const config *params, cha
     char *desc = config_describe(params);
     config_set(&extra, "ns", "bartune_variant");
     config_set(&extra, "kernel_name", "bartune_kernel");
+    config_set(&extra, "kernel_linkage", "extern \"C\"");
     config_set(&extra, "emit", "false");
     config_set(&extra, "describe", desc);
-    char *src = space_render(s, d, params, &extra, err);
+    char *src = space_render(s, d, params, &extra, false, err);
     free(desc);
     config_free(&extra);
     return src;

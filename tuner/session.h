@@ -1,5 +1,6 @@
 /* What several commands share: opening the space named on the command line,
- * the device to expand it for, and turning configs into JSON. */
+ * the device to expand it for, the sizes to tune at, and finding the best
+ * record that the space as it is now would still produce. */
 #ifndef BARTUNE_SESSION_H
 #define BARTUNE_SESSION_H
 
@@ -17,15 +18,16 @@ bool session_arch_device(const options *o, device_info *d);
 /* Expands the space; prints the error (and returns false) on failure or
  * when the constraints leave nothing. */
 bool session_variants(space *s, const options *o, const device_info *d, variant_set *out);
-/* Integers as JSON numbers, identifiers as strings. */
-json_t *config_json(const config *c);
-/* The inverse of config_json. With a space, launch parameters go to
- * `launch` and the rest to `params`; without one, everything to `params`. */
-void config_from_json(json_t *obj, const space *s, config *params, config *launch);
-/* The fastest ok record (of size n when n > 0) whose config sets every
- * compile-time parameter of the space as it is now, or NULL. *older counts
- * faster records measured with an earlier version of the space. */
-json_t *best_current(space *s, json_t *records, long long n, json_t *part, int *older);
+/* The size tuples to tune at: one from --size k=v when given, else the
+ * problem's (or space's) tune list. Each a complete object of sizes, and the
+ * space's instance at it in *instances (same order). NULL on error, printed. */
+json_t *session_sizes(space *s, const options *o, json_t **instances);
+/* A record's config split into compile-time values and launch values. */
+void session_split(space *s, json_t *config_obj, config *params, config *launch);
+/* The fastest ok record at `sizes` whose config contains `part` (or any)
+ * and which the space as it is now renders to the same source it was
+ * measured with; *older counts faster records from earlier versions. */
+json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int *older);
 /* The standalone .cu of a variant, as compiled to a cubin. */
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err);
 /* 64-bit hash of a text, as 16 hex digits. */

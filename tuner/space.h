@@ -1,29 +1,37 @@
-/* The C side of a search space. The Lua state lives behind this interface:
- * nothing but space_lua.c includes lua.h. */
+/* The C side of a search space and its problem. The Lua state lives behind
+ * this interface: nothing but space_lua.c includes lua.h. What C takes from
+ * Lua is copied out with raw access and checked here. */
 #ifndef BARTUNE_SPACE_H
 #define BARTUNE_SPACE_H
+
+#include <jansson.h>
 
 #include "config.h"
 #include "device.h"
 
 typedef struct space space;
 
-/* Loads gen/lib and the space script at `path`; templates come from
- * `templates_dir`. NULL and *err (owned by the caller) on failure. */
-space *space_open(const char *path, const char *lib_dir, const char *templates_dir, char **err);
+/* Loads gen/lib under `root` and the space script at `path`; templates come
+ * from `templates_dir`. The space's problem is problems/<name>.lua beside
+ * the script, else root/gen/problems/<name>.lua; its CPU reference is
+ * <templates_dir>/<name>/reference.c, else root/templates/<name>/reference.c.
+ * NULL and *err (owned by the caller) on failure. */
+space *space_open(const char *path, const char *root, const char *templates_dir, char **err);
 void space_close(space *s);
 
 const char *space_name(const space *s);
-const char *space_problem(const space *s);
 const char *space_file(const space *s);
-long long space_n(const space *s);
-/* Least bytes moved and FMAs per element (0: not declared), for the floor. */
-long long space_bytes_per_item(const space *s);
-long long space_fma_per_item(const space *s);
+/* The problem as plain data: name, file, verify, sizes [{name, type}],
+ * scalars [{name, type, value}], buffers [{name, type, role}], args,
+ * signature, tune [{size: value}...]. Owned by the space. */
+json_t *space_problem(const space *s);
+/* templates/<problem>/reference.c as found, and the folder holding it. */
+const char *space_reference_source(const space *s);
+const char *space_reference_dir(const space *s);
 /* True when `name` is a launch_param() of the space (tried per compiled
  * variant, not part of its source). */
 bool space_is_launch_param(const space *s, const char *name);
-/* The compile-time parameters, in declaration order. */
+/* The compile-time parameters, in declaration order (values unused). */
 const config *space_params(const space *s);
 /* The baselines and the portable config the script declared. */
 const named_config *space_named(const space *s, int *count);
@@ -31,9 +39,22 @@ const named_config *space_named(const space *s, int *count);
 /* Expands the space for `dev`, with "k=v" overrides. */
 bool space_variants(space *s, const device_info *dev, char **overrides, int n_overrides,
                     variant_set *out, char **err);
-/* Renders one compile-time config; `extra` adds names for the template
- * (ns, emit, launch values). Returns the source, or NULL and *err. */
-char *space_render(space *s, const device_info *dev, const config *params, const config *extra,
-                   char **err);
+/* Renders one config (compile-time values; launch values are ignored);
+ * `extra` adds names for the template (kernel_name, emit...). With `host`,
+ * the space's host template (emitted headers), "" if it has none. Returns
+ * the source, or NULL and *err. */
+char *space_render(space *s, const device_info *dev, const config *values, const config *extra,
+                   bool host, char **err);
+/* Buffers with lengths, scalars, and the cost model at `sizes` (an object
+ * of size name -> integer; missing ones take their defaults):
+ * {sizes: [{name, type, value}], scalars: [...], buffers: [{name, type,
+ * role, length, init}], bytes, fma}. NULL and *err on failure. */
+json_t *space_instance(space *s, json_t *sizes, char **err);
+/* Launch geometry of a config (compile-time and launch values) at `sizes`:
+ * {grid: [x, y, z], block: [x, y, z], smem, resident} as integers. With
+ * sizes NULL, the same for the header: entries are integers or C++ text
+ * over bt_s_<size> and bt_sms. NULL and *err on failure. */
+json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,
+                       char **err);
 
 #endif

@@ -20,9 +20,10 @@ struct space {
     lua_State *L;
     int module_ref; /* gen/lib/space.lua's table */
     int space_ref;  /* the loaded space */
-    char *templates_dir;
-    char *file, *name, *problem;
-    long long n, bytes_per_item, fma_per_item;
+    char *templates_dir, *root, *space_dir;
+    char *file, *name;
+    char *reference_source, *reference_dir;
+    json_t *problem;
     named_config *named;
     int n_named;
     config launch_names; /* launch_param() names, values unused */
@@ -108,6 +109,117 @@ static bool load_lib(space *s, const char *lib_dir, const char *file, char **err
     return true;
 }
 
+/* read_problem(name) -> text, chunkname | nil, message: problems/<name>.lua
+ * beside the space, else bartune's gen/problems/<name>.lua. */
+static int l_read_problem(lua_State *L) {
+    space *s = space_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    char *file = xasprintf("problems/%s.lua", name);
+    char *local = path_join(s->space_dir, file);
+    char *lib = xasprintf("%s/gen/%s", s->root, file);
+    const char *path = file_exists(local) ? local : lib;
+    size_t len;
+    char *text = read_file(path, &len);
+    if (text) {
+        lua_pushlstring(L, text, len);
+        lua_pushfstring(L, "@%s", path);
+    } else {
+        lua_pushnil(L);
+        lua_pushfstring(L, "problem '%s' not found (looked for %s and %s)", name, local, lib);
+    }
+    free(text);
+    free(file);
+    free(local);
+    free(lib);
+    return 2;
+}
+
+/* A Lua value as JSON, read with raw access only (no metamethod runs): a
+ * table with keys 1..n is an array, one with string keys an object.
+ * Functions and other types are left out of objects and refused in arrays. */
+static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
+    idx = lua_absindex(L, idx);
+    switch (lua_type(L, idx)) {
+    case LUA_TBOOLEAN: return json_boolean(lua_toboolean(L, idx));
+    case LUA_TSTRING: {
+        size_t len;
+        const char *str = lua_tolstring(L, idx, &len);
+        json_t *j = json_stringn(str, len);
+        if (!j) *err = xstrdup("a string that is not UTF-8");
+        return j;
+    }
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx)) return json_integer((json_int_t)lua_tointeger(L, idx));
+        double d = lua_tonumber(L, idx);
+        if (d != d || d > 1e300 || d < -1e300) {
+            *err = xstrdup("a number that is NaN or infinite");
+            return NULL;
+        }
+        return json_real(d);
+    case LUA_TTABLE: break;
+    default: *err = xasprintf("a %s where data was expected", luaL_typename(L, idx)); return NULL;
+    }
+    if (depth > 16) {
+        *err = xstrdup("tables nested more than 16 deep");
+        return NULL;
+    }
+    lua_Unsigned n = lua_rawlen(L, idx);
+    if (n > 0) {
+        json_t *a = json_array();
+        for (lua_Unsigned i = 1; i <= n; i++) {
+            lua_rawgeti(L, idx, (lua_Integer)i);
+            json_t *v = to_json(L, -1, depth + 1, err);
+            lua_pop(L, 1);
+            if (!v) {
+                json_decref(a);
+                return NULL;
+            }
+            json_array_append_new(a, v);
+        }
+        return a;
+    }
+    json_t *o = json_object();
+    lua_pushnil(L);
+    while (lua_next(L, idx)) { /* lua_next is raw */
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) != LUA_TFUNCTION) {
+            json_t *v = to_json(L, -1, depth + 1, err);
+            if (!v) {
+                lua_pop(L, 2);
+                json_decref(o);
+                return NULL;
+            }
+            json_object_set_new(o, lua_tostring(L, -2), v);
+        }
+        lua_pop(L, 1);
+    }
+    return o;
+}
+
+/* Calls M[fn](S, ...args pushed by the caller) and converts its first
+ * result to JSON. The caller pushed nargs values after M, fn, S. */
+static json_t *call_json(space *s, int nargs, char **err) {
+    lua_State *L = s->L;
+    if (!call(s, nargs + 1, 1, err)) { /* M result|- */
+        lua_pop(L, 1);
+        return NULL;
+    }
+    json_t *j = to_json(L, -1, 0, err);
+    if (!j) {
+        char *e = *err;
+        *err = xasprintf("%s: the space library returned %s", s->file, e);
+        free(e);
+    }
+    lua_pop(L, 2);
+    return j;
+}
+
+/* Pushes M, M[fn], S. */
+static void push_method(space *s, const char *fn) {
+    lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->module_ref);
+    lua_getfield(s->L, -1, fn);
+    lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->space_ref);
+}
+
 static char *string_field(lua_State *L, int idx, const char *k) {
     lua_getfield(L, idx, k);
     char *v = xstrdup(lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
@@ -115,26 +227,24 @@ static char *string_field(lua_State *L, int idx, const char *k) {
     return v;
 }
 
-/* A Lua scalar as the text a config holds. */
-static const char *value_text(lua_State *L, int idx, char buf[32]) {
-    if (lua_isinteger(L, idx)) {
-        snprintf(buf, 32, "%lld", (long long)lua_tointeger(L, idx));
+/* A JSON scalar as the text a config holds. */
+static const char *json_text(json_t *v, char buf[32]) {
+    if (json_is_integer(v)) {
+        snprintf(buf, 32, "%lld", (long long)json_integer_value(v));
         return buf;
     }
-    if (lua_isboolean(L, idx)) return lua_toboolean(L, idx) ? "true" : "false";
-    return lua_tostring(L, idx);
+    if (json_is_boolean(v)) return json_is_true(v) ? "true" : "false";
+    return json_string_value(v) ? json_string_value(v) : "";
 }
 
-/* Reads the array of {name, value} pairs at the top of the stack. */
-static void read_pairs(lua_State *L, config *c) {
-    int n = (int)luaL_len(L, -1);
-    for (int i = 1; i <= n; i++) {
-        lua_geti(L, -1, i);         /* list pair */
-        lua_geti(L, -1, 1);         /* list pair name */
-        lua_geti(L, -2, 2);         /* list pair name value */
+/* [[name, value], ...] -> config */
+static void pairs_config(json_t *list, config *c) {
+    size_t i;
+    json_t *pair;
+    json_array_foreach(list, i, pair) {
         char buf[32];
-        config_set(c, lua_tostring(L, -2), value_text(L, -1, buf));
-        lua_pop(L, 3);              /* list */
+        const char *name = json_string_value(json_array_get(pair, 0));
+        if (name) config_set(c, name, json_text(json_array_get(pair, 1), buf));
     }
 }
 
@@ -151,8 +261,8 @@ static void sort_config(config *c) {
 /* The names of S[field] (a list of parameters), S at the top of the stack. */
 static void read_names(lua_State *L, const char *field, config *out) {
     lua_getfield(L, -1, field);         /* S list */
-    for (lua_Integer i = 1, n = luaL_len(L, -1); i <= n; i++) {
-        lua_geti(L, -1, i);             /* S list p */
+    for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
+        lua_rawgeti(L, -1, i);          /* S list p */
         lua_getfield(L, -1, "name");
         config_set(out, lua_tostring(L, -1), "");
         lua_pop(L, 2);                  /* S list */
@@ -164,21 +274,26 @@ static void read_named(space *s) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref); /* S */
     lua_getfield(L, -1, "baselines");                /* S list */
-    s->n_named = (int)luaL_len(L, -1);
+    s->n_named = (int)lua_rawlen(L, -1);
     s->named = xmalloc(sizeof(named_config) * (size_t)(s->n_named ? s->n_named : 1));
     for (int i = 0; i < s->n_named; i++) {
         named_config *nc = &s->named[i];
         memset(nc, 0, sizeof *nc);
-        lua_geti(L, -1, i + 1); /* S list b */
+        lua_rawgeti(L, -1, i + 1); /* S list b */
         nc->label = string_field(L, -1, "label");
         lua_getfield(L, -1, "portable");
         nc->portable = lua_toboolean(L, -1);
         lua_pop(L, 1);
-        lua_getfield(L, -1, "config"); /* S list b cfg */
+        lua_getfield(L, -1, "config"); /* S list b cfg: checked values, copied by the library */
         lua_pushnil(L);
         while (lua_next(L, -2)) { /* S list b cfg k v */
             char buf[32];
-            config_set(&nc->cfg, lua_tostring(L, -2), value_text(L, -1, buf));
+            if (lua_isinteger(L, -1)) {
+                snprintf(buf, sizeof buf, "%lld", (long long)lua_tointeger(L, -1));
+                config_set(&nc->cfg, lua_tostring(L, -2), buf);
+            } else if (lua_type(L, -1) == LUA_TSTRING) {
+                config_set(&nc->cfg, lua_tostring(L, -2), lua_tostring(L, -1));
+            }
             lua_pop(L, 1);
         }
         lua_pop(L, 2); /* S list */
@@ -202,11 +317,45 @@ static void open_safe_libs(lua_State *L) {
     lua_setglobal(L, "loadfile");
 }
 
-space *space_open(const char *path, const char *lib_dir, const char *templates_dir, char **err) {
+/* templates/<problem>/reference.c: in the space's templates, else bartune's. */
+static void find_reference(space *s, const char *problem) {
+    char *own = xasprintf("%s/%s/reference.c", s->templates_dir, problem);
+    char *lib = xasprintf("%s/templates/%s/reference.c", s->root, problem);
+    if (file_exists(own)) {
+        s->reference_source = own;
+        s->reference_dir = xstrdup(s->templates_dir);
+        free(lib);
+    } else {
+        s->reference_source = lib;
+        s->reference_dir = xasprintf("%s/templates", s->root);
+        free(own);
+    }
+}
+
+/* template = <template.lua>(); problem = <problem.lua>();
+ * M = <space.lua>(template, problem); M.read = read. Leaves M on the stack. */
+static bool load_library(space *s, char **err) {
+    char *lib_dir = path_join(s->root, "gen/lib");
+    bool ok = load_lib(s, lib_dir, "template.lua", err) && call(s, 0, 1, err);
+    ok = ok && load_lib(s, lib_dir, "problem.lua", err) && call(s, 0, 1, err);
+    ok = ok && load_lib(s, lib_dir, "space.lua", err);
+    free(lib_dir);
+    if (!ok) return false;
+    lua_insert(s->L, -3); /* space_chunk template problem */
+    if (!call(s, 2, 1, err)) return false;
+    lua_pushcfunction(s->L, l_read_template);
+    lua_setfield(s->L, -2, "read");
+    return true;
+}
+
+space *space_open(const char *path, const char *root, const char *templates_dir, char **err) {
     space *s = xmalloc(sizeof *s);
     memset(s, 0, sizeof *s);
     s->templates_dir = xstrdup(templates_dir);
+    s->root = xstrdup(root);
     s->file = xstrdup(path);
+    const char *slash = strrchr(path, '/');
+    s->space_dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
     s->L = luaL_newstate();
     lua_State *L = s->L;
     open_safe_libs(L);
@@ -221,48 +370,38 @@ space *space_open(const char *path, const char *lib_dir, const char *templates_d
         space_close(s);
         return NULL;
     }
-    /* template = <template.lua>(); space = <space.lua>(template) */
-    if (!load_lib(s, lib_dir, "template.lua", err) || !call(s, 0, 1, err) ||
-        !load_lib(s, lib_dir, "space.lua", err)) {
-        free(text);
-        space_close(s);
-        return NULL;
-    }
-    lua_insert(L, -2);                  /* space_chunk template */
-    if (!call(s, 1, 1, err)) {          /* M */
+    if (!load_library(s, err)) {
         free(text);
         space_close(s);
         return NULL;
     }
     lua_pushvalue(L, -1);               /* M M */
     s->module_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* M */
-    lua_pushcfunction(L, l_read_template);
-    lua_setfield(L, -2, "read");        /* M */
     lua_getfield(L, -1, "load");        /* M load */
     lua_pushlstring(L, text, len);
     char *chunkname = xasprintf("@%s", path);
     lua_pushstring(L, chunkname);
-    lua_pushcfunction(L, l_read_template); /* M load text name read */
+    lua_pushcfunction(L, l_read_template);
+    lua_pushcfunction(L, l_read_problem); /* M load text name read read_problem */
     free(chunkname);
     free(text);
-    if (!call(s, 3, 1, err)) {          /* M S */
+    if (!call(s, 4, 1, err)) {          /* M S */
         space_close(s);
         return NULL;
     }
     s->name = string_field(L, -1, "name");
-    s->problem = string_field(L, -1, "problem");
-    lua_getfield(L, -1, "n");
-    s->n = (long long)lua_tointeger(L, -1);
-    lua_getfield(L, -2, "bytes_per_item");
-    s->bytes_per_item = (long long)lua_tointeger(L, -1);
-    lua_getfield(L, -3, "fma_per_item");
-    s->fma_per_item = (long long)lua_tointeger(L, -1);
-    lua_pop(L, 3);
     read_names(L, "launch", &s->launch_names);
     read_names(L, "params", &s->param_names);
     s->space_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* M */
     lua_pop(L, 1);
     read_named(s);
+    push_method(s, "problem_info");
+    s->problem = call_json(s, 0, err);
+    if (!s->problem) {
+        space_close(s);
+        return NULL;
+    }
+    find_reference(s, json_string_value(json_object_get(s->problem, "name")));
     return s;
 }
 
@@ -276,19 +415,22 @@ void space_close(space *s) {
     free(s->named);
     config_free(&s->launch_names);
     config_free(&s->param_names);
+    json_decref(s->problem);
     free(s->templates_dir);
+    free(s->root);
+    free(s->space_dir);
     free(s->file);
     free(s->name);
-    free(s->problem);
+    free(s->reference_source);
+    free(s->reference_dir);
     free(s);
 }
 
 const char *space_name(const space *s) { return s->name; }
-const char *space_problem(const space *s) { return s->problem; }
 const char *space_file(const space *s) { return s->file; }
-long long space_n(const space *s) { return s->n; }
-long long space_bytes_per_item(const space *s) { return s->bytes_per_item; }
-long long space_fma_per_item(const space *s) { return s->fma_per_item; }
+json_t *space_problem(const space *s) { return s->problem; }
+const char *space_reference_source(const space *s) { return s->reference_source; }
+const char *space_reference_dir(const space *s) { return s->reference_dir; }
 
 bool space_is_launch_param(const space *s, const char *name) {
     return config_get(&s->launch_names, name) != NULL;
@@ -328,95 +470,113 @@ static void push_config(lua_State *L, const config *c) {
     }
 }
 
-static void read_launch(lua_State *L, variant_set *out) {
-    out->n_launch = (int)luaL_len(L, -1);
-    out->launch = xmalloc(sizeof(launch_param) * (size_t)(out->n_launch ? out->n_launch : 1));
-    for (int i = 0; i < out->n_launch; i++) {
-        launch_param *lp = &out->launch[i];
-        lua_geti(L, -1, i + 1); /* launch pair */
-        lua_geti(L, -1, 1);
-        lp->name = xstrdup(lua_tostring(L, -1));
-        lua_pop(L, 1);
-        lua_geti(L, -1, 2); /* launch pair values */
-        lp->count = (int)luaL_len(L, -1);
-        lp->values = xmalloc(sizeof(char *) * (size_t)lp->count);
-        for (int j = 0; j < lp->count; j++) {
-            char buf[32];
-            lua_geti(L, -1, j + 1);
-            lp->values[j] = xstrdup(value_text(L, -1, buf));
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 2); /* launch */
+/* JSON -> Lua, for sizes (an object of integers). */
+static void push_json(lua_State *L, json_t *j) {
+    const char *k;
+    json_t *v;
+    lua_createtable(L, 0, (int)json_object_size(j));
+    json_object_foreach(j, k, v) {
+        if (json_is_integer(v)) lua_pushinteger(L, (lua_Integer)json_integer_value(v));
+        else if (json_is_number(v)) lua_pushnumber(L, json_number_value(v));
+        else continue;
+        lua_setfield(L, -2, k);
     }
 }
 
-static char *read_rejected(lua_State *L) {
+static char *rejected_text(json_t *rejected) {
     strbuf sb = {0};
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
-        sb_printf(&sb, "%s%lld by '%s'", sb.len ? ", " : "", (long long)lua_tointeger(L, -1),
-                  lua_tostring(L, -2));
-        lua_pop(L, 1);
-    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(rejected, k, v)
+        sb_printf(&sb, "%s%lld by '%s'", sb.len ? ", " : "", (long long)json_integer_value(v), k);
     return sb_take(&sb);
+}
+
+/* One variant of M.variants' list, as C holds it. */
+static void read_variant(json_t *j, variant *v) {
+    memset(v, 0, sizeof *v);
+    pairs_config(json_object_get(j, "params"), &v->params);
+    pairs_config(json_object_get(j, "derived"), &v->derived);
+    json_t *launches = json_object_get(j, "launches");
+    v->n_launches = (int)json_array_size(launches);
+    v->launches = calloc((size_t)(v->n_launches ? v->n_launches : 1), sizeof(config));
+    for (int k = 0; k < v->n_launches; k++)
+        pairs_config(json_array_get(launches, (size_t)k), &v->launches[k]);
 }
 
 bool space_variants(space *s, const device_info *dev, char **overrides, int n_overrides,
                     variant_set *out, char **err) {
     lua_State *L = s->L;
     memset(out, 0, sizeof *out);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->module_ref); /* M */
-    lua_getfield(L, -1, "variants");                  /* M fn */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);  /* M fn S */
-    push_device(L, dev);                              /* M fn S dev */
-    lua_createtable(L, 0, n_overrides);               /* M fn S dev ov */
+    push_method(s, "variants");       /* M fn S */
+    push_device(L, dev);              /* M fn S dev */
+    lua_createtable(L, 0, n_overrides);
     for (int i = 0; i < n_overrides; i++) {
         const char *eq = strchr(overrides[i], '=');
         lua_pushlstring(L, overrides[i], (size_t)(eq - overrides[i]));
         lua_pushstring(L, eq + 1);
         lua_settable(L, -3);
-    }
-    if (!call(s, 3, 4, err)) { /* M list launch rejected total */
+    }                                 /* M fn S dev ov */
+    if (!call(s, 3, 3, err)) {        /* M list rejected total */
         lua_pop(L, 1);
         return false;
     }
     out->total = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
-    out->rejected = read_rejected(L);
-    lua_pop(L, 1);
-    read_launch(L, out);
-    lua_pop(L, 1); /* M list */
-    out->count = (int)luaL_len(L, -1);
-    out->items = xmalloc(sizeof(variant) * (size_t)(out->count ? out->count : 1));
-    for (int i = 0; i < out->count; i++) {
-        variant *v = &out->items[i];
-        memset(v, 0, sizeof *v);
-        lua_geti(L, -1, i + 1);      /* M list v */
-        lua_getfield(L, -1, "params"); /* M list v params */
-        read_pairs(L, &v->params);
-        lua_pop(L, 1);
-        lua_getfield(L, -1, "derived");
-        read_pairs(L, &v->derived);
-        lua_pop(L, 2); /* M list */
+    json_t *rejected = to_json(L, -1, 0, err);
+    json_t *list = rejected ? to_json(L, -2, 0, err) : NULL;
+    lua_pop(L, 3);
+    if (!list) {
+        json_decref(rejected);
+        return false;
     }
-    lua_pop(L, 2);
+    out->rejected = json_is_object(rejected) ? rejected_text(rejected) : xstrdup("");
+    out->count = (int)json_array_size(list);
+    out->items = xmalloc(sizeof(variant) * (size_t)(out->count ? out->count : 1));
+    for (int i = 0; i < out->count; i++) read_variant(json_array_get(list, (size_t)i), &out->items[i]);
+    json_decref(list);
+    json_decref(rejected);
     return true;
 }
 
-char *space_render(space *s, const device_info *dev, const config *params, const config *extra,
-                   char **err) {
+char *space_render(space *s, const device_info *dev, const config *values, const config *extra,
+                   bool host, char **err) {
     lua_State *L = s->L;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->module_ref); /* M */
-    lua_getfield(L, -1, "render");                    /* M fn */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);  /* M fn S */
-    push_config(L, params);
+    config compile = {0};
+    for (int i = 0; i < values->count; i++)
+        if (!space_is_launch_param(s, values->items[i].name))
+            config_set(&compile, values->items[i].name, values->items[i].value);
+    push_method(s, "render");           /* M fn S */
+    push_config(L, &compile);
+    config_free(&compile);
     push_device(L, dev);
-    if (extra) push_config(L, extra); else lua_pushnil(L); /* M fn S cfg dev extra */
-    if (!call(s, 4, 1, err)) {
+    if (extra) push_config(L, extra);
+    else lua_pushnil(L);
+    lua_pushboolean(L, host);           /* M fn S cfg dev extra host */
+    if (!call(s, 5, 1, err)) {
         lua_pop(L, 1);
         return NULL;
     }
-    char *src = xstrdup(lua_tostring(L, -1));
+    size_t len;
+    const char *text = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    char *src = text ? xstrdup(text) : NULL;
+    if (!src) *err = xasprintf("%s: the template expansion returned no text", s->file);
     lua_pop(L, 2);
     return src;
+}
+
+json_t *space_instance(space *s, json_t *sizes, char **err) {
+    push_method(s, "instance");
+    push_json(s->L, sizes);
+    return call_json(s, 1, err);
+}
+
+json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,
+                       char **err) {
+    push_method(s, "geometry");
+    push_config(s->L, values);
+    push_device(s->L, dev);
+    if (sizes) push_json(s->L, sizes);
+    else lua_pushnil(s->L);
+    return call_json(s, 3, err);
 }

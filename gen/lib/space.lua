@@ -1,37 +1,44 @@
 -- Search spaces: the declarations a gen/*.lua script may make, the expansion
--- of a space into variants, and rendering one variant through its template.
--- The C side calls M.load, M.variants and M.render; everything that is about
--- what a space means lives here, so a space is extended in Lua alone.
-local template = ...
+-- of a space into variants, launch geometry, and rendering one variant
+-- through its template. The C side calls the functions of M; everything
+-- about what a space means lives here, so a space is extended in Lua alone.
+local template, problem = ...
 local M = {}
 
 -- Names the template gets from bartune itself; a parameter may not take them.
-local RESERVED = { n = true, ns = true, emit = true, kernel_name = true, include = true }
+local RESERVED = { emit = true, kernel_name = true, kernel_linkage = true, include = true,
+  describe = true, ns = true }
+local IDENT = "^[%a_][%w_]*$"
 
 -- A parameter value is pasted into generated code, so it must be a plain
 -- integer or identifier, never arbitrary text.
 local function check_value(v, what, level)
   if math.type(v) == "integer" then return v end
-  if type(v) == "string" and v:match("^[%a_][%w_]*$") then return v end
+  if type(v) == "string" and v:match(IDENT) then return v end
   error(string.format("%s: value %s is not a plain integer or identifier",
     what, type(v) == "string" and string.format("%q", v) or tostring(v)), level + 1)
 end
 
--- Parses a command-line value ("4", "mbarrier") the same way.
+-- Parses a command-line or record value ("4", "mbarrier") the same way.
 local function parse_value(s, what)
-  if s:match("^%-?%d+$") then return math.tointeger(tonumber(s)) end
-  if s:match("^[%a_][%w_]*$") then return s end
+  if s:match("^%-?%d+$") then
+    local v = math.tointeger(tonumber(s))
+    if v then return v end
+  end
+  if s:match(IDENT) then return s end
   error(string.format("%s: value %q is not a plain integer or identifier", what, s), 0)
 end
 
 local function check_name(name, level)
-  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+  if type(name) ~= "string" or not name:match(IDENT) then
     error("parameter name must be an identifier, got " .. tostring(name), level + 1)
   end
   if RESERVED[name] then error("parameter name '" .. name .. "' is reserved by bartune", level + 1) end
 end
 
-local function sandbox(decl)
+-- The environment of a space or problem script: the safe base functions,
+-- the libraries, and its declarations.
+function M.sandbox(decl)
   local env = {
     assert = assert, error = error, ipairs = ipairs, pairs = pairs, next = next,
     select = select, tonumber = tonumber, tostring = tostring, type = type,
@@ -39,28 +46,35 @@ local function sandbox(decl)
     rawset = rawset, setmetatable = setmetatable, getmetatable = getmetatable,
     string = string, table = table, math = math, utf8 = utf8,
   }
+  for k, v in pairs(problem.helpers) do env[k] = v end
   for k, v in pairs(decl) do env[k] = v end
   return env
 end
 
--- Loads a space script. `read` returns a template's text by name.
-function M.load(text, chunkname, read)
+-- Loads a space script. `read` returns a template's text by name;
+-- `read_problem` a problem script's text and chunk name by problem name.
+function M.load(text, chunkname, read, read_problem)
   local S = { params = {}, launch = {}, derives = {}, constraints = {},
               baselines = {}, byname = {}, file = chunkname:gsub("^@", "") }
   local function add_param(list, launch)
-    return function(name, values)
+    return function(name, values, opts)
       check_name(name, 2)
       if S.byname[name] then error("parameter '" .. name .. "' is declared twice", 2) end
-      if type(values) ~= "table" or #values == 0 then
+      if type(values) ~= "table" or rawlen(values) == 0 then
         error("parameter '" .. name .. "' has no values (give a list such as {1, 2, 4})", 2)
       end
-      local seen = {}
-      for i, v in ipairs(values) do
+      if opts ~= nil and (type(opts) ~= "table" or (opts.when ~= nil and type(opts.when) ~= "function")) then
+        error("parameter '" .. name .. "': the third argument is { when = function(c) ... end }", 2)
+      end
+      local seen, copy = {}, {}
+      for i = 1, rawlen(values) do
+        local v = rawget(values, i)
         check_value(v, "parameter '" .. name .. "'", 2)
         if seen[v] then error("parameter '" .. name .. "' lists " .. tostring(v) .. " twice", 2) end
         seen[v] = i
+        copy[i] = v
       end
-      local p = { name = name, values = values, launch = launch }
+      local p = { name = name, values = copy, launch = launch, when = opts and opts.when }
       list[#list + 1] = p
       S.byname[name] = p
     end
@@ -70,8 +84,9 @@ function M.load(text, chunkname, read)
       if type(label) ~= "string" or type(cfg) ~= "table" then
         error(what .. " needs a label and a table of parameter values", 2)
       end
-      for k, v in pairs(cfg) do check_value(v, what .. " '" .. label .. "' " .. tostring(k), 2) end
-      S.baselines[#S.baselines + 1] = { label = label, config = cfg, portable = what == "portable" }
+      local copy = {}
+      for k, v in pairs(cfg) do copy[k] = check_value(v, what .. " '" .. label .. "' " .. tostring(k), 2) end
+      S.baselines[#S.baselines + 1] = { label = label, config = copy, portable = what == "portable" }
     end
   end
   local decl = {
@@ -81,16 +96,17 @@ function M.load(text, chunkname, read)
       for _, k in ipairs({ "name", "template", "problem" }) do
         if type(t[k]) ~= "string" then error("space{} needs " .. k .. " = \"...\"", 2) end
       end
-      if math.type(t.n) ~= "integer" or t.n < 1 then error("space{} needs n = a positive integer", 2) end
+      if not t.name:match(IDENT) then error("space{} name must be a C identifier, got " .. t.name, 2) end
+      if not t.problem:match(IDENT) then error("space{} problem must be an identifier, got " .. t.problem, 2) end
       local ok, err = read(t.template)
       if not ok then error("space '" .. t.name .. "': " .. err, 2) end
-      for _, k in ipairs({ "bytes_per_item", "fma_per_item" }) do
-        if t[k] ~= nil and (math.type(t[k]) ~= "integer" or t[k] < 0) then
-          error("space{} " .. k .. " must be a non-negative integer", 2)
-        end
+      if t.host ~= nil then
+        if type(t.host) ~= "string" then error("space{} host must name a template", 2) end
+        ok, err = read(t.host)
+        if not ok then error("space '" .. t.name .. "': " .. err, 2) end
       end
-      S.name, S.template, S.problem, S.n = t.name, t.template, t.problem, t.n
-      S.bytes_per_item, S.fma_per_item = t.bytes_per_item or 0, t.fma_per_item or 0
+      S.name, S.template, S.host, S.problem_name = t.name, t.template, t.host, t.problem
+      S.tune_override = t.sizes
     end,
     param = add_param(S.params, false),
     launch_param = add_param(S.launch, true),
@@ -104,14 +120,30 @@ function M.load(text, chunkname, read)
       end
       S.constraints[#S.constraints + 1] = { desc = desc, fn = fn }
     end,
+    launch = function(fn)
+      if type(fn) ~= "function" then error("launch() needs a function(c, s, dev)", 2) end
+      if S.geometry then error("launch() is declared twice", 2) end
+      S.geometry = fn
+    end,
     baseline = config_table("baseline"),
     portable = config_table("portable"),
   }
-  local chunk, err = load(text, chunkname, "t", sandbox(decl))
+  local chunk, err = load(text, chunkname, "t", M.sandbox(decl))
   if not chunk then error(err, 0) end
   chunk()
-  if not S.name then error(S.file .. ": no space{ name = ..., template = ... } declaration", 0) end
+  if not S.name then error(S.file .. ": no space{ name = ..., template = ..., problem = ... } declaration", 0) end
   if #S.params == 0 then error(S.file .. ": the space declares no param()", 0) end
+  if not S.geometry then
+    error(S.file .. ": no launch(function(c, s, dev) return { grid = ..., block = ..., smem = ... } end)", 0)
+  end
+  local ptext, pchunk = read_problem(S.problem_name)
+  if not ptext then error(S.file .. ": " .. pchunk, 0) end
+  S.problem = problem.load(ptext, pchunk, M.sandbox)
+  if S.problem.name ~= S.problem_name then
+    error(string.format("%s declares problem '%s', not '%s'", pchunk:gsub("^@", ""), S.problem.name, S.problem_name), 0)
+  end
+  S.tune = problem.tune_list(S.problem, S.tune_override or S.problem.tune,
+    S.tune_override and S.file or S.problem.file)
   for _, b in ipairs(S.baselines) do
     for k in pairs(b.config) do
       if not S.byname[k] then
@@ -125,8 +157,19 @@ end
 
 local function describe(c, S)
   local parts = {}
-  for _, p in ipairs(S.params) do parts[#parts + 1] = p.name .. "=" .. tostring(c[p.name]) end
+  for _, p in ipairs(S.params) do
+    if c[p.name] ~= nil then parts[#parts + 1] = p.name .. "=" .. tostring(c[p.name]) end
+  end
   return table.concat(parts, " ")
+end
+
+local function applies(S, p, c)
+  if not p.when then return true end
+  local ok, res = pcall(p.when, c)
+  if not ok then
+    error(tostring(res) .. "\n  (in the when of parameter '" .. p.name .. "' for " .. describe(c, S) .. ")", 0)
+  end
+  return res and true or false
 end
 
 -- Runs the derive functions and the constraints on config c (a table of
@@ -137,8 +180,9 @@ local function evaluate(S, c, dev)
     if not ok then error(tostring(err) .. "\n  (in derive() for variant " .. describe(c, S) .. ")", 0) end
   end
   for _, k in ipairs({ "threads", "smem_bytes" }) do
-    if math.type(c[k]) ~= "integer" then
-      error(S.file .. ": derive() must set c." .. k .. " to an integer (variant " .. describe(c, S) .. ")", 0)
+    local v = rawget(c, k)
+    if math.type(v) ~= "integer" or v < 0 or v > 0x7fffffff then
+      error(S.file .. ": derive() must set c." .. k .. " to an integer in 0..2^31-1 (variant " .. describe(c, S) .. ")", 0)
     end
   end
   for _, con in ipairs(S.constraints) do
@@ -151,34 +195,65 @@ local function evaluate(S, c, dev)
   return true
 end
 
--- Applies command-line overrides (name -> string) to the value lists.
-local function value_lists(S, overrides)
-  local lists = {}
-  for _, p in ipairs(S.params) do lists[p.name] = p.values end
-  for _, p in ipairs(S.launch) do lists[p.name] = p.values end
-  for name, s in pairs(overrides or {}) do
-    if not lists[name] then
-      local known = {}
-      for _, p in ipairs(S.params) do known[#known + 1] = p.name end
-      for _, p in ipairs(S.launch) do known[#known + 1] = p.name end
-      error(string.format("unknown parameter '%s' in %s=%s (parameters of %s: %s)",
-        name, name, s, S.file, table.concat(known, ", ")), 0)
-    end
-    lists[name] = { parse_value(s, name .. "=" .. s) }
-  end
-  return lists
+local function known_names(S)
+  local known = {}
+  for _, p in ipairs(S.params) do known[#known + 1] = p.name end
+  for _, p in ipairs(S.launch) do known[#known + 1] = p.name end
+  return table.concat(known, ", ")
 end
 
+-- Command-line overrides (name -> string) as single-value lists.
+local function parse_overrides(S, overrides)
+  local only = {}
+  for name, s in pairs(overrides or {}) do
+    if not S.byname[name] then
+      error(string.format("unknown parameter '%s' in %s=%s (parameters of %s: %s)",
+        name, name, s, S.file, known_names(S)), 0)
+    end
+    only[name] = parse_value(s, name .. "=" .. s)
+  end
+  return only
+end
+
+-- The launch configurations of a variant: every combination of the launch
+-- parameters that apply to it, as lists of {name, value}.
+local function launch_combos(S, cfg, only)
+  local combos = { {} }
+  for _, p in ipairs(S.launch) do
+    if applies(S, p, cfg) then
+      local values = only[p.name] ~= nil and { only[p.name] } or p.values
+      local next_combos = {}
+      for _, combo in ipairs(combos) do
+        for _, v in ipairs(values) do
+          local c2 = { table.unpack(combo) }
+          c2[#c2 + 1] = { p.name, v }
+          next_combos[#next_combos + 1] = c2
+        end
+      end
+      combos = next_combos
+    elseif only[p.name] ~= nil then
+      return {}
+    end
+  end
+  return combos
+end
+
+local MAX_COMBINATIONS = 1000000
+
 -- Every compile-time variant that survives the constraints, in declaration
--- order, as { params = {{name, value}...}, derived = {{name, value}...} },
--- plus the launch values to try and how many each constraint rejected.
+-- order, as { params = {{name, value}...}, derived = {{name, value}...},
+-- launches = { {{name, value}...}, ... } }, plus how many each constraint
+-- rejected and how many combinations there were.
 function M.variants(S, dev, overrides)
-  local lists = value_lists(S, overrides)
+  local only = parse_overrides(S, overrides)
   local out, rejected, total = {}, {}, 0
   local c = {}
   local function walk(i)
     if i > #S.params then
       total = total + 1
+      if total > MAX_COMBINATIONS then
+        error(S.file .. ": more than " .. MAX_COMBINATIONS .. " combinations; narrow the space with k=v or when", 0)
+      end
       local cfg = {}
       for k, v in pairs(c) do cfg[k] = v end
       local ok, why = evaluate(S, cfg, dev)
@@ -186,8 +261,12 @@ function M.variants(S, dev, overrides)
         rejected[why] = (rejected[why] or 0) + 1
         return
       end
-      local v = { params = {}, derived = {} }
-      for _, p in ipairs(S.params) do v.params[#v.params + 1] = { p.name, cfg[p.name] } end
+      local launches = launch_combos(S, cfg, only)
+      if #launches == 0 then return end
+      local v = { params = {}, derived = {}, launches = launches }
+      for _, p in ipairs(S.params) do
+        if c[p.name] ~= nil then v.params[#v.params + 1] = { p.name, c[p.name] } end
+      end
       local names = {}
       for k in pairs(cfg) do if not S.byname[k] then names[#names + 1] = k end end
       table.sort(names)
@@ -201,36 +280,102 @@ function M.variants(S, dev, overrides)
       return
     end
     local p = S.params[i]
-    for _, val in ipairs(lists[p.name]) do
+    if not applies(S, p, c) then
+      if only[p.name] ~= nil then return end -- k=v asks for a parameter this variant lacks
+      c[p.name] = nil
+      return walk(i + 1)
+    end
+    local values = only[p.name] ~= nil and { only[p.name] } or p.values
+    for _, val in ipairs(values) do
       c[p.name] = val
       walk(i + 1)
     end
+    c[p.name] = nil
   end
   walk(1)
-  local launch = {}
-  for _, p in ipairs(S.launch) do launch[#launch + 1] = { p.name, lists[p.name] } end
-  return out, launch, rejected, total
+  return out, rejected, total
 end
 
--- Renders one variant. `values` maps every compile-time parameter to a
--- string; `extra` adds bartune's own names (ns, emit, launch values...).
-function M.render(S, values, dev, extra)
-  local c = {}
+-- A config from text values (name -> string), checked against the space:
+-- every parameter that applies has a value, none that does not apply has
+-- one. Returns the compile-time config and the launch values.
+local function config_of(S, values, dev, need_launch)
+  local c, seen = {}, {}
   for _, p in ipairs(S.params) do
     local s = values[p.name]
-    if s == nil then error("render: no value for parameter '" .. p.name .. "'", 0) end
-    c[p.name] = parse_value(s, p.name)
+    if applies(S, p, c) then
+      if s == nil then error("no value for parameter '" .. p.name .. "' (" .. describe(c, S) .. ")", 0) end
+      c[p.name] = parse_value(s, p.name)
+    elseif s ~= nil then
+      error("parameter '" .. p.name .. "' does not apply to " .. describe(c, S), 0)
+    end
+    seen[p.name] = true
   end
   local ok, why = evaluate(S, c, dev)
   if not ok then error("variant " .. describe(c, S) .. " violates constraint '" .. why .. "'", 0) end
+  local launch = {}
+  for _, p in ipairs(S.launch) do
+    local s = values[p.name]
+    if applies(S, p, c) then
+      if s == nil and need_launch then error("no value for launch parameter '" .. p.name .. "'", 0) end
+      if s ~= nil then launch[p.name] = parse_value(s, p.name) end
+    elseif s ~= nil then
+      error("launch parameter '" .. p.name .. "' does not apply to " .. describe(c, S), 0)
+    end
+    seen[p.name] = true
+  end
+  for k in pairs(values) do
+    if not seen[k] then error("'" .. k .. "' is not a parameter of " .. S.file, 0) end
+  end
+  return c, launch
+end
+
+-- Renders one variant. `values` maps every applicable parameter to a string;
+-- `extra` adds bartune's own names (kernel_name, emit...). With host = true,
+-- renders the space's host template instead (emitted headers only).
+function M.render(S, values, dev, extra, host)
+  local c = config_of(S, values, dev)
   for k, v in pairs(extra or {}) do
     if v == "true" then v = true
     elseif v == "false" then v = false
     elseif v:match("^%-?%d+$") then v = math.tointeger(tonumber(v)) end
     c[k] = v
   end
-  c.n = S.n
-  return template.expand(S.template, c, M.read)
+  local optional = {}
+  for _, p in ipairs(S.params) do optional[p.name] = true end
+  if host then
+    if not S.host then return "" end
+    return template.expand(S.host, c, M.read, optional)
+  end
+  return template.expand(S.template, c, M.read, optional)
+end
+
+-- The launch geometry of a variant at a launch configuration: numbers for
+-- `sizes` (a table), or C++ text for the header when sizes is nil.
+function M.geometry(S, values, dev, sizes)
+  local c, launch = config_of(S, values, dev, true)
+  for k, v in pairs(launch) do c[k] = v end
+  local s, d = sizes, dev
+  if not sizes then s, d = problem.symbolic(S.problem, dev) end
+  local ok, g = pcall(problem.geometry, S.geometry, c, s, d, S.file)
+  if not ok then error(tostring(g) .. "\n  (in launch() for " .. describe(c, S) .. ")", 0) end
+  return g
+end
+
+-- The problem as C needs it (plain data, no functions).
+function M.problem_info(S)
+  local P = S.problem
+  local sizes, scalars, buffers = {}, {}, {}
+  for _, z in ipairs(P.sizes) do sizes[#sizes + 1] = { name = z.name, type = z.type } end
+  for _, v in ipairs(P.scalars) do scalars[#scalars + 1] = { name = v.name, type = v.type, value = v.value } end
+  for _, b in ipairs(P.buffers) do buffers[#buffers + 1] = { name = b.name, type = b.type, role = b.role } end
+  return { name = P.name, file = P.file, verify = P.verify, sizes = sizes, scalars = scalars,
+    buffers = buffers, args = P.args, signature = P.signature, tune = S.tune }
+end
+
+-- One size tuple's buffers, scalars and cost (see problem.instance).
+function M.instance(S, sizes)
+  return problem.instance(S.problem, problem.sizes(S.problem, sizes, "--size"))
 end
 
 return M

@@ -54,8 +54,9 @@ local function stringify(v)
 end
 
 -- Expands template `name` with the values of `vars`. `read` returns the text
--- of a template by name. Unknown names are errors, not empty strings.
-function M.expand(name, vars, read)
+-- of a template by name. Unknown names are errors, not empty strings; names
+-- in `optional` (parameters that do not apply to this variant) read as nil.
+function M.expand(name, vars, read, optional)
   local out, cache = {}, {}
   local env
   local function run(tname)
@@ -80,7 +81,9 @@ function M.expand(name, vars, read)
     __index = function(_, k)
       local v = vars[k]
       if v == nil then v = helpers[k] end
-      if v == nil then error("template uses unknown name '" .. tostring(k) .. "'", 2) end
+      if v == nil and not (optional and optional[k]) then
+        error("template uses unknown name '" .. tostring(k) .. "'", 2)
+      end
       return v
     end,
     __newindex = function(_, k) error("template assigns global '" .. tostring(k) .. "'; use local", 2) end,

@@ -4,9 +4,7 @@
 // end together (no partial last wave). prefetch: load the next step's floats
 // into registers before running this step's chains.
 __device__ __forceinline__ void run_schedule(const float* __restrict__ in, float* __restrict__ out,
-                                             unsigned long long n, unsigned char*, float*,
-                                             long long mine) {
-    (void)mine;
+                                             unsigned long long n) {
     constexpr unsigned long long kStep = (unsigned long long)kThreads * kCvec;
 //% if chunk == "block" then
     const unsigned long long units = (n + kStep - 1) / kStep;

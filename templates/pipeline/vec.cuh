@@ -1,5 +1,8 @@
 // Vector moves of 1, 2, 4 or 8 floats (8: two float4 accesses); the tail of
-// the array (past n) is read as 0 and never written.
+// the array (past n) is read as 0 and never written. Loads assume `in` is
+// 16-byte aligned (the host entry peels the head); stores check `out`, which
+// a caller may pass at any float offset, and go one float at a time where it
+// is not aligned for the vector.
 template <int V> struct vec_t { using type = float4; };  // V = 8: moved in halves
 template <> struct vec_t<1> { using type = float; };
 template <> struct vec_t<2> { using type = float2; };
@@ -52,7 +55,7 @@ template <int V>
 __device__ __forceinline__ void store_global(float* __restrict__ out, unsigned long long g,
                                              unsigned long long n, const float (&r)[V]) {
     constexpr int W = vec_width(V);
-    if (g + V <= n) {
+    if (g + V <= n && reinterpret_cast<uintptr_t>(out + g) % (W * sizeof(float)) == 0) {
 #pragma unroll
         for (int h = 0; h < V; h += W) {
             typename vec_t<V>::type v;

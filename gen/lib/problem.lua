@@ -1,0 +1,318 @@
+-- The problem interface: what a workload is, apart from any kernel for it.
+-- A problem file (gen/problems/<name>.lua, or problems/<name>.lua beside a
+-- space) declares, in one problem{} table:
+--
+--   name       an identifier; the CPU reference is registered under it in
+--              templates/<name>/reference.c (see templates/bartune_reference.h)
+--   sizes      { { "n", "size_t" }, { "lda", "int", default = function(s) return s.K end } }
+--              named integer sizes, with the C type the header and kernel take
+--   scalars    { { "alpha", "float", value = 1.5 } }: values passed to the kernel
+--   buffers    { { "x", "float", role = "in", length = "n", init = { "uniform", -1, 1 } } }
+--              role: in | out | inout; length: a size's name or function(s);
+--              init (in, inout): { "uniform", lo, hi } | { "const", v }
+--   args       the kernel's parameters, in order (names of buffers, sizes, scalars)
+--   signature  the parameters of the emitted host function, in order (a stream
+--              comes last); every arg must be among them
+--   verify     "exact" (bit for bit) or "bound" (|got - expect| <= a bound the
+--              reference computes per element)
+--   cost       function(s) -> { bytes = ..., fma = ... }: the least memory
+--              traffic and FMAs of one call, for bench's floor
+--   tune       { { n = 1 << 28 }, ... }: the sizes a tune measures at
+--
+-- Launch geometry is the space's: launch(function(c, s, dev) ... end) returns
+-- { grid = { x, y, z }, block = { x, y, z }, smem = bytes, resident = k }
+-- (resident: the blocks per SM the grid counts on; optional). The runner
+-- launches exactly what it returns for numbers; the header runs the same
+-- function over symbols (see M.symbolic) to get C++ for sizes known only at
+-- run time, so what ships is what was measured.
+local M = {}
+
+local IDENT = "^[%a_][%w_]*$"
+-- C types a size, scalar or buffer element may have, and their bytes.
+M.TYPES = {
+  ["float"] = 4, ["double"] = 8, ["int"] = 4, ["unsigned"] = 4,
+  ["long long"] = 8, ["unsigned long long"] = 8, ["size_t"] = 8,
+}
+local INTEGER_TYPES = { ["int"] = true, ["unsigned"] = true, ["long long"] = true,
+  ["unsigned long long"] = true, ["size_t"] = true }
+local ROLES = { ["in"] = true, out = true, inout = true }
+local MAX_BYTES = 1 << 40 -- one buffer; more is a typo, not a problem
+
+local function fail(file, msg) error(file .. ": " .. msg, 0) end
+
+local function check_ident(file, what, name)
+  if type(name) ~= "string" or not name:match(IDENT) then
+    fail(file, what .. " name must be a C identifier, got " .. tostring(name))
+  end
+end
+
+local function check_type(file, what, t, integer_only)
+  if type(t) ~= "string" or not M.TYPES[t] or (integer_only and not INTEGER_TYPES[t]) then
+    local known = {}
+    for k in pairs(integer_only and INTEGER_TYPES or M.TYPES) do known[#known + 1] = k end
+    table.sort(known)
+    fail(file, string.format("%s: type %s is not one of %s", what, tostring(t),
+      table.concat(known, ", ")))
+  end
+end
+
+-- Reads the sizes, scalars and buffers lists into P, checking names once.
+local function read_entities(P, t, file)
+  local seen = {}
+  local function declare(kind, name)
+    check_ident(file, kind, name)
+    if seen[name] then fail(file, kind .. " '" .. name .. "' is declared twice") end
+    seen[name] = kind
+  end
+  for _, z in ipairs(t.sizes or {}) do
+    declare("size", z[1])
+    check_type(file, "size '" .. tostring(z[1]) .. "'", z[2], true)
+    if z.default ~= nil and type(z.default) ~= "function" then
+      fail(file, "size '" .. z[1] .. "': default must be a function(s)")
+    end
+    P.sizes[#P.sizes + 1] = { name = z[1], type = z[2], default = z.default }
+  end
+  for _, v in ipairs(t.scalars or {}) do
+    declare("scalar", v[1])
+    check_type(file, "scalar '" .. tostring(v[1]) .. "'", v[2])
+    if type(v.value) ~= "number" or v.value ~= v.value then
+      fail(file, "scalar '" .. v[1] .. "' needs value = a number")
+    end
+    P.scalars[#P.scalars + 1] = { name = v[1], type = v[2], value = v.value }
+  end
+  for _, b in ipairs(t.buffers or {}) do
+    declare("buffer", b[1])
+    check_type(file, "buffer '" .. tostring(b[1]) .. "'", b[2])
+    if not ROLES[b.role] then fail(file, "buffer '" .. b[1] .. "': role must be in, out or inout") end
+    local len = b.length
+    if type(len) == "string" and seen[len] ~= "size" then
+      fail(file, "buffer '" .. b[1] .. "': length '" .. len .. "' is not a declared size")
+    elseif type(len) ~= "string" and type(len) ~= "function" then
+      fail(file, "buffer '" .. b[1] .. "': length must be a size's name or function(s)")
+    end
+    local init = b.init
+    if b.role ~= "out" then
+      if type(init) ~= "table" or (init[1] ~= "uniform" and init[1] ~= "const") then
+        fail(file, "buffer '" .. b[1] .. "' (" .. b.role .. ") needs init = { \"uniform\", lo, hi } or { \"const\", v }")
+      end
+      for i = 2, init[1] == "uniform" and 3 or 2 do
+        if type(init[i]) ~= "number" or init[i] ~= init[i] then
+          fail(file, "buffer '" .. b[1] .. "': init values must be numbers")
+        end
+      end
+    end
+    P.buffers[#P.buffers + 1] = { name = b[1], type = b[2], role = b.role, length = len,
+      init = init and { kind = init[1], lo = init[2], hi = init[3] or init[2] } or nil }
+  end
+  return seen
+end
+
+local function read_names(file, what, list, seen)
+  if type(list) ~= "table" or #list == 0 then fail(file, "problem{} needs " .. what .. " = { names... }") end
+  local out, dup = {}, {}
+  for _, name in ipairs(list) do
+    if not seen[name] then fail(file, what .. " names '" .. tostring(name) .. "', which is not declared") end
+    if dup[name] then fail(file, what .. " lists '" .. name .. "' twice") end
+    dup[name] = true
+    out[#out + 1] = name
+  end
+  return out
+end
+
+-- Loads a problem script's text. Returns the problem table P.
+function M.load(text, chunkname, sandbox)
+  local file = chunkname:gsub("^@", "")
+  local P
+  local decl = {
+    problem = function(t)
+      if P then error("problem{} is declared twice", 2) end
+      if type(t) ~= "table" then error("problem{} needs a table", 2) end
+      P = { file = file, sizes = {}, scalars = {}, buffers = {} }
+      check_ident(file, "problem", t.name)
+      P.name = t.name
+      local seen = read_entities(P, t, file)
+      if #P.sizes == 0 then fail(file, "problem{} declares no sizes") end
+      if #P.buffers == 0 then fail(file, "problem{} declares no buffers") end
+      P.args = read_names(file, "args", t.args, seen)
+      P.signature = read_names(file, "signature", t.signature, seen)
+      local insig = {}
+      for _, n in ipairs(P.signature) do insig[n] = true end
+      for _, n in ipairs(P.args) do
+        if not insig[n] then fail(file, "kernel argument '" .. n .. "' is not in the signature") end
+      end
+      if t.verify ~= "exact" and t.verify ~= "bound" then
+        fail(file, "problem{} needs verify = \"exact\" or \"bound\"")
+      end
+      P.verify = t.verify
+      if type(t.cost) ~= "function" then fail(file, "problem{} needs cost = function(s) return { bytes = ..., fma = ... } end") end
+      P.cost = t.cost
+      P.tune = t.tune
+    end,
+  }
+  local chunk, err = load(text, chunkname, "t", sandbox(decl))
+  if not chunk then error(err, 0) end
+  chunk()
+  if not P then fail(file, "no problem{ name = ..., ... } declaration") end
+  return P
+end
+
+-- Completes one tune entry (a table name -> integer) with the defaults and
+-- checks it. Returns a new table of every size.
+function M.sizes(P, given, where)
+  local s = {}
+  for k, v in pairs(given) do
+    local known = false
+    for _, z in ipairs(P.sizes) do known = known or z.name == k end
+    if not known then fail(where, "size '" .. tostring(k) .. "' is not a size of problem " .. P.name) end
+    s[k] = v
+  end
+  for _, z in ipairs(P.sizes) do
+    if s[z.name] == nil and z.default then s[z.name] = z.default(s) end
+    local v = s[z.name]
+    if math.type(v) ~= "integer" or v < 0 then
+      fail(where, "size " .. z.name .. " must be given as an integer >= 0, got " .. tostring(v))
+    end
+    if z.type == "int" and v > 0x7fffffff or z.type == "unsigned" and v > 0xffffffff then
+      fail(where, string.format("size %s = %d does not fit its type %s", z.name, v, z.type))
+    end
+  end
+  return s
+end
+
+-- The tune list: the space's sizes = {...} if it gives one, else the problem's.
+function M.tune_list(P, list, where)
+  if type(list) ~= "table" or #list == 0 then
+    fail(where, "no sizes to tune at: give tune = { { n = ... } } in problem{} or sizes = in space{}")
+  end
+  local out = {}
+  for i, t in ipairs(list) do
+    if type(t) ~= "table" then fail(where, "tune entry " .. i .. " is not a table of sizes") end
+    out[#out + 1] = M.sizes(P, t, where)
+  end
+  return out
+end
+
+local function length_of(b, s)
+  if type(b.length) == "string" then return s[b.length] end
+  return b.length(s)
+end
+
+-- What the runner needs for one size tuple: buffers with their lengths,
+-- scalars with their values, and the cost model's figures.
+function M.instance(P, s)
+  local inst = { sizes = {}, scalars = {}, buffers = {} }
+  for _, z in ipairs(P.sizes) do inst.sizes[#inst.sizes + 1] = { name = z.name, type = z.type, value = s[z.name] } end
+  for _, v in ipairs(P.scalars) do inst.scalars[#inst.scalars + 1] = { name = v.name, type = v.type, value = v.value } end
+  for _, b in ipairs(P.buffers) do
+    local len = length_of(b, s)
+    if math.type(len) ~= "integer" or len < 1 or len * M.TYPES[b.type] > MAX_BYTES then
+      fail(P.file, string.format("buffer '%s': length %s at these sizes is not an integer in 1..%d",
+        b.name, tostring(len), MAX_BYTES // M.TYPES[b.type]))
+    end
+    inst.buffers[#inst.buffers + 1] = { name = b.name, type = b.type, role = b.role, length = len,
+      init = b.init }
+  end
+  local cost = P.cost(s)
+  if type(cost) ~= "table" then fail(P.file, "cost(s) must return { bytes = ..., fma = ... }") end
+  for _, k in ipairs({ "bytes", "fma" }) do
+    local v = rawget(cost, k) or 0
+    if type(v) ~= "number" or v < 0 or v ~= v then fail(P.file, "cost(s)." .. k .. " must be a number >= 0") end
+    inst[k] = v
+  end
+  return inst
+end
+
+-- Symbols: sizes and dev.sms as the header sees them, known only at run
+-- time. Arithmetic on a symbol builds C++ text; comparing one is an error
+-- (the same code must run on numbers and on symbols).
+local Sym = {}
+local function is_sym(x) return getmetatable(x) == Sym end
+local function code(x)
+  if is_sym(x) then return x.code end
+  if math.type(x) == "integer" then return string.format("%dLL", x) end
+  error("launch geometry works in integers, got " .. tostring(x), 3)
+end
+local function sym(text) return setmetatable({ code = text }, Sym) end
+local function binop(op)
+  return function(a, b) return sym("(" .. code(a) .. " " .. op .. " " .. code(b) .. ")") end
+end
+Sym.__add, Sym.__sub, Sym.__mul = binop("+"), binop("-"), binop("*")
+Sym.__idiv, Sym.__mod = binop("/"), binop("%")
+Sym.__unm = function(a) return sym("(-" .. code(a) .. ")") end
+Sym.__div = function() error("launch geometry: use // (integer division), not /", 2) end
+local function no_compare()
+  error("launch geometry cannot compare a size or dev.sms (known only at run time); use min, max or ceil_div", 2)
+end
+Sym.__lt, Sym.__le, Sym.__eq, Sym.__concat = no_compare, no_compare, no_compare, no_compare
+Sym.__index = function() error("launch geometry: a size is a number, not a table", 2) end
+
+local function fold(name, fn)
+  return function(a, b, ...)
+    if select("#", ...) > 0 then return fold(name, fn)(fold(name, fn)(a, b), ...) end
+    if not is_sym(a) and not is_sym(b) then
+      if math.type(a) ~= "integer" or math.type(b) ~= "integer" then
+        error(name .. "() takes integers, got " .. tostring(a) .. ", " .. tostring(b), 2)
+      end
+      return fn(a, b)
+    end
+    return sym("bt_" .. name .. "(" .. code(a) .. ", " .. code(b) .. ")")
+  end
+end
+-- Helpers a launch function may call; each works on numbers and symbols.
+M.helpers = {
+  min = fold("min", math.min),
+  max = fold("max", math.max),
+  ceil_div = fold("ceil_div", function(a, b)
+    if b <= 0 then error("ceil_div by " .. b, 3) end
+    return (a + b - 1) // b
+  end),
+}
+
+-- Sizes and device as symbols, for the header: s.n reads as bt_s_n, dev.sms
+-- as bt_sms; the rest of dev stays the tuned device's numbers.
+function M.symbolic(P, dev)
+  local s = {}
+  for _, z in ipairs(P.sizes) do s[z.name] = sym("bt_s_" .. z.name) end
+  local d = {}
+  for k, v in pairs(dev) do d[k] = v end
+  d.sms = sym("bt_sms")
+  return s, d
+end
+
+-- Runs the space's launch function; checks the shape of what it returns.
+-- Values are integers (numbers) or C++ text (symbols).
+function M.geometry(fn, c, s, dev, where)
+  local g = fn(c, s, dev)
+  if type(g) ~= "table" then error(where .. ": launch() must return { grid = {...}, block = {...}, smem = ... }", 0) end
+  local out = {}
+  for _, k in ipairs({ "grid", "block" }) do
+    local t = rawget(g, k)
+    if type(t) ~= "table" or rawlen(t) < 1 or rawlen(t) > 3 then
+      error(where .. ": launch()." .. k .. " must be a list of 1 to 3 integers", 0)
+    end
+    out[k] = {}
+    for i = 1, 3 do
+      local v = rawget(t, i)
+      if v == nil then v = 1 end
+      if not is_sym(v) and math.type(v) ~= "integer" then
+        error(where .. ": launch()." .. k .. "[" .. i .. "] is " .. tostring(v) .. ", not an integer", 0)
+      end
+      out[k][i] = is_sym(v) and v.code or v
+    end
+  end
+  local smem = rawget(g, "smem") or 0
+  if not is_sym(smem) and math.type(smem) ~= "integer" then
+    error(where .. ": launch().smem must be an integer", 0)
+  end
+  out.smem = is_sym(smem) and smem.code or smem
+  -- resident: the blocks per SM this geometry counts on being resident at
+  -- once; the runner records over_occupancy when fewer fit.
+  local resident = rawget(g, "resident") or 0
+  if math.type(resident) ~= "integer" then
+    error(where .. ": launch().resident must be an integer (blocks per SM the grid assumes)", 0)
+  end
+  out.resident = resident
+  return out
+end
+
+return M

@@ -1,0 +1,163 @@
+/* bartune bench: the card's ceilings, the floor they give the problem's
+ * cost model at each tuned size, and the recorded best beside the space's
+ * baselines, all measured again side by side in one runner. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "gpu.h"
+#include "progress.h"
+#include "record.h"
+#include "results.h"
+#include "session.h"
+#include "util.h"
+
+typedef struct {
+    double copy_gbps, dtod_gbps, fma_per_s;
+} ceilings;
+
+/* Renders, compiles and measures one record's config; prints its row. */
+static bool bench_one(gpu *g, compiler *comp, const char *label, json_t *rec, double floor_ms,
+                      double best_ms, double *ms_out) {
+    config params, launch, values;
+    session_split(g->s, json_object_get(rec, "config"), &params, &launch);
+    config_merge(&values, &params, &launch);
+    char *err = NULL;
+    char *src = render_for_cubin(g->s, &g->dev, &params, &err);
+    compile_job job = {.source = src};
+    bool ok = src != NULL;
+    if (!ok) {
+        msg_error("%s: %s", label, err);
+        free(err);
+    } else {
+        compile_key(comp, &job);
+        ok = compile_all(comp, &job, 1, NULL, NULL) && job.status == COMPILE_OK;
+    }
+    json_t *ans = NULL, *geo = NULL;
+    runner_result r = RUNNER_FAIL;
+    if (ok) ok = gpu_measure(g, job.cubin, &values, &r, &ans, &geo) && r == RUNNER_OK;
+    char *desc = config_describe(&values);
+    if (ok) {
+        double med = json_number_value(json_object_get(ans, "median_ms"));
+        *ms_out = med;
+        printf("  %-26s %9.4f %9.4f %9.4f %10.3f %9.2fx  %s\n", label, med,
+               json_number_value(json_object_get(ans, "min_ms")),
+               json_number_value(json_object_get(ans, "max_ms")), floor_ms / med,
+               best_ms > 0 ? med / best_ms : 1.0, desc);
+    } else {
+        const char *m = json_string_value(json_object_get(ans, "message"));
+        printf("  %-26s failed: %s\n", label, m ? m : "did not compile or launch");
+        if (r != RUNNER_OK && g->runner.pid <= 0) gpu_restart(g);
+    }
+    free(desc);
+    json_decref(ans);
+    json_decref(geo);
+    compile_job_free(&job);
+    free(src);
+    config_free(&params);
+    config_free(&launch);
+    config_free(&values);
+    return ok;
+}
+
+static bool measure_ceilings(gpu *g, ceilings *c) {
+    progress("measuring the ceilings");
+    json_t *req = json_pack("{s:s}", "op", "floor"), *ans;
+    runner_result r = runner_request(&g->runner, req, 300, &ans);
+    progress_end();
+    json_decref(req);
+    c->copy_gbps = json_number_value(json_object_get(ans, "copy_gbps"));
+    c->dtod_gbps = json_number_value(json_object_get(ans, "dtod_gbps"));
+    c->fma_per_s = json_number_value(json_object_get(ans, "fma_per_s"));
+    bool ok = r == RUNNER_OK && c->copy_gbps > 0 && c->dtod_gbps > 0 && c->fma_per_s > 0;
+    if (!ok) msg_error("measuring the ceilings failed: %s", json_string_value(json_object_get(ans, "message")));
+    json_decref(ans);
+    return ok;
+}
+
+/* One size tuple: the floor, the tuned best, the baselines. */
+static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t *instance,
+                    const ceilings *c) {
+    int older;
+    json_t *best = best_current(g->s, recs, sizes, NULL, &older);
+    char *at = sizes_describe(sizes);
+    if (!best) {
+        msg_error("no verified result at %s for %s as it is now: run bartune run first", at,
+                  space_file(g->s));
+        free(at);
+        return EXIT_INPUT;
+    }
+    if (!gpu_problem(g, sizes, instance)) {
+        free(at);
+        return EXIT_FAILURE_;
+    }
+    double bytes = json_number_value(json_object_get(instance, "bytes"));
+    double fma = json_number_value(json_object_get(instance, "fma"));
+    double bw = c->copy_gbps > c->dtod_gbps ? c->copy_gbps : c->dtod_gbps;
+    double mem_ms = bytes / (bw * 1e6), fma_ms = fma / c->fma_per_s * 1e3;
+    double floor_ms = mem_ms > fma_ms ? mem_ms : fma_ms;
+    printf("\n%s on %s at %s\n", space_name(g->s), g->dev.name, at);
+    printf("floor: %.4f ms = max(memory %.4f ms: %.4g B at %.0f GB/s, FMA %.4f ms: %.4g FMA at "
+           "%.2f T/s)   [problem's cost model]\n",
+           floor_ms, mem_ms, bytes, bw, fma_ms, fma, c->fma_per_s * 1e-12);
+    printf("  %-26s %9s %9s %9s %10s %10s  %s\n", "", "median", "min", "max", "floor/time",
+           "x best", "config");
+    free(at);
+    double best_ms = 0, ms;
+    int rc = bench_one(g, comp, "tuned best", best, floor_ms, 0, &best_ms) ? EXIT_OK : EXIT_FAILURE_;
+    int count;
+    const named_config *named = space_named(g->s, &count);
+    for (int i = 0; i < count; i++) {
+        if (named[i].portable) continue;
+        json_t *part = config_json(&named[i].cfg);
+        json_t *rec = best_current(g->s, recs, sizes, part, &older);
+        json_decref(part);
+        if (!rec) printf("  %-26s (no verified record; run bartune run)\n", named[i].label);
+        else bench_one(g, comp, named[i].label, rec, floor_ms, best_ms, &ms);
+    }
+    return rc;
+}
+
+int cmd_bench(const options *o) {
+    if (o->n_overrides) {
+        msg_error("bench times the recorded best and the baselines; it takes no k=v (got %s)",
+                  o->overrides[0]);
+        return EXIT_USAGE;
+    }
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    gpu g;
+    int rc = gpu_open(&g, o, s);
+    json_t *instances = NULL, *sizes = rc == EXIT_OK ? session_sizes(s, o, &instances) : NULL;
+    if (rc == EXIT_OK && !sizes) rc = EXIT_INPUT;
+    char *path = xasprintf("%s/%s/%s.jsonl", o->results, g.key, space_name(s)), *err = NULL;
+    int dropped;
+    json_t *recs = rc == EXIT_OK ? results_load(path, g.key, &dropped, &err) : NULL;
+    if (rc == EXIT_OK && !recs) {
+        msg_error("%s", err);
+        free(err);
+        rc = EXIT_INPUT;
+    }
+    char arch[16];
+    device_arch(&g.dev, arch);
+    compiler comp = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = 1,
+                     .timeout = o->compile_timeout};
+    ceilings c;
+    if (rc == EXIT_OK && (!compiler_init(&comp) || !measure_ceilings(&g, &c))) rc = EXIT_FAILURE_;
+    if (rc == EXIT_OK)
+        printf("ceilings on %s: copy kernel %.0f GB/s, cudaMemcpy device-to-device %.0f GB/s, FMA "
+               "%.2f T/s\n",
+               g.dev.name, c.copy_gbps, c.dtod_gbps, c.fma_per_s * 1e-12);
+    for (size_t z = 0; rc == EXIT_OK && z < json_array_size(sizes); z++)
+        rc = bench_at(&g, &comp, recs, json_array_get(sizes, z), json_array_get(instances, z), &c);
+    free(path);
+    json_decref(recs);
+    json_decref(sizes);
+    json_decref(instances);
+    compiler_free(&comp);
+    gpu_close(&g);
+    space_close(s);
+    return rc;
+}

@@ -1,0 +1,198 @@
+#include "gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "progress.h"
+#include "reference_lib.h"
+#include "util.h"
+
+static const double SETUP_TIMEOUT = 1800; /* the CPU reference of a large problem */
+
+static bool hello(gpu *g, char **why) {
+    json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
+    runner_result r = runner_request(&g->runner, req, 60, &ans);
+    json_decref(req);
+    bool ok = r == RUNNER_OK && device_from_json(json_object_get(ans, "device"), &g->dev);
+    if (!ok) {
+        const char *m = json_string_value(json_object_get(ans, "message"));
+        *why = xstrdup(m ? m : "the runner gave no device");
+    }
+    json_decref(ans);
+    return ok;
+}
+
+static bool start(gpu *g, char **why) {
+    if (!runner_start(&g->runner, g->o->runner, 0, g->log)) {
+        *why = xasprintf("cannot start %s (log %s)", g->o->runner, g->log);
+        return false;
+    }
+    return hello(g, why);
+}
+
+int gpu_open(gpu *g, const options *o, space *s) {
+    memset(g, 0, sizeof *g);
+    g->o = o;
+    g->s = s;
+    char *why = NULL;
+    if (!mkdir_p(o->cache)) {
+        msg_error("cannot create the cache folder %s", o->cache);
+        return EXIT_FAILURE_;
+    }
+    g->log = path_join(o->cache, "runner.log");
+    if (!start(g, &why)) {
+        msg_error("no GPU to measure on: %s\n(list, render, compile and emit work without one)", why);
+        free(why);
+        return EXIT_NO_GPU;
+    }
+    device_key(&g->dev, g->key);
+    device_fingerprint(&g->dev, g->fingerprint);
+    char *api = path_join(o->root, "templates");
+    g->reference_lib = reference_lib_build(BARTUNE_CC, space_reference_source(s),
+                                           space_reference_dir(s), api, o->cache, g->ref_key);
+    free(api);
+    return g->reference_lib ? EXIT_OK : EXIT_INPUT;
+}
+
+void gpu_close(gpu *g) {
+    runner_stop(&g->runner);
+    free(g->log);
+    free(g->reference_lib);
+    json_decref(g->sizes);
+    json_decref(g->instance);
+    memset(g, 0, sizeof *g);
+}
+
+/* The kernel's arguments, by the problem's args list: buffers by name,
+ * sizes and scalars as typed values. */
+static json_t *kernel_args(gpu *g) {
+    json_t *problem = space_problem(g->s), *args = json_array(), *name;
+    size_t i;
+    json_array_foreach(json_object_get(problem, "args"), i, name) {
+        const char *n = json_string_value(name);
+        json_t *arg = NULL, *e;
+        size_t k;
+        json_array_foreach(json_object_get(g->instance, "buffers"), k, e)
+            if (!strcmp(json_string_value(json_object_get(e, "name")), n))
+                arg = json_pack("{s:s}", "buffer", n);
+        const char *lists[] = {"sizes", "scalars"};
+        for (int l = 0; l < 2 && !arg; l++)
+            json_array_foreach(json_object_get(g->instance, lists[l]), k, e)
+                if (!arg && !strcmp(json_string_value(json_object_get(e, "name")), n))
+                    arg = json_pack("{s:O, s:O}", "type", json_object_get(e, "type"), "value",
+                                    json_object_get(e, "value"));
+        json_array_append_new(args, arg ? arg : json_null());
+    }
+    return args;
+}
+
+/* cache/refs/<problem>-<hash>.bin: the reference at these sizes and seed. */
+static char *reference_cache(gpu *g, json_t *req) {
+    char *text = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
+    char *key = xasprintf("%s|%s", g->ref_key, text);
+    char *dir = path_join(g->o->cache, "refs");
+    char *path = mkdir_p(dir) ? xasprintf("%s/%s-%016llx.bin", dir,
+                                          json_string_value(json_object_get(req, "name")),
+                                          (unsigned long long)XXH3_64bits(key, strlen(key)))
+                              : NULL;
+    free(text);
+    free(key);
+    free(dir);
+    return path;
+}
+
+static bool setup(gpu *g) {
+    json_t *problem = space_problem(g->s);
+    json_t *req = json_pack("{s:s, s:O, s:s, s:I, s:O, s:O, s:O, s:o}", "op", "problem", "name",
+                            json_object_get(problem, "name"), "reference", g->reference_lib, "seed",
+                            (json_int_t)(g->o->seed & 0x7fffffffffffffffull), "verify",
+                            json_object_get(problem, "verify"), "sizes",
+                            json_object_get(g->instance, "sizes"), "buffers",
+                            json_object_get(g->instance, "buffers"), "args", kernel_args(g));
+    json_object_set_new(req, "scalars", json_deep_copy(json_object_get(g->instance, "scalars")));
+    char *cache = reference_cache(g, req);
+    if (cache) json_object_set_new(req, "cache", json_string(cache));
+    free(cache);
+    char *desc = json_dumps(g->sizes, JSON_COMPACT);
+    progress("preparing %s at %s (inputs and CPU reference)", json_string_value(json_object_get(problem, "name")), desc);
+    json_t *ans;
+    runner_result r = runner_request(&g->runner, req, SETUP_TIMEOUT, &ans);
+    progress_end();
+    if (r != RUNNER_OK)
+        msg_error("the runner could not set up problem '%s' at %s: %s",
+                  json_string_value(json_object_get(problem, "name")), desc,
+                  json_string_value(json_object_get(ans, "message")));
+    free(desc);
+    json_decref(ans);
+    json_decref(req);
+    return r == RUNNER_OK;
+}
+
+bool gpu_problem(gpu *g, json_t *sizes, json_t *instance) {
+    if (g->sizes && json_equal(g->sizes, sizes)) return true;
+    json_decref(g->sizes);
+    json_decref(g->instance);
+    g->sizes = json_incref(sizes);
+    g->instance = json_incref(instance);
+    return setup(g);
+}
+
+bool gpu_restart(gpu *g) {
+    runner_stop(&g->runner);
+    device_info keep = g->dev;
+    char *why = NULL;
+    if (!start(g, &why)) {
+        msg_error("could not restart the runner: %s", why);
+        free(why);
+        return false;
+    }
+    g->dev = keep;
+    return setup(g);
+}
+
+/* Integers within the limits the runner takes; else what is wrong. */
+static char *check_geometry(json_t *geo) {
+    const char *dims[] = {"grid", "block"};
+    for (int d = 0; d < 2; d++)
+        for (size_t i = 0; i < 3; i++) {
+            json_t *v = json_array_get(json_object_get(geo, dims[d]), i);
+            long long x = json_integer_value(v), hi = d == 0 ? (i == 0 ? 0x7fffffff : 65535) : 1024;
+            if (!json_is_integer(v) || x < 1 || x > hi)
+                return xasprintf("launch() gave %s[%zu] = %lld, outside 1..%lld", dims[d], i + 1, x, hi);
+        }
+    long long smem = json_integer_value(json_object_get(geo, "smem"));
+    if (smem < 0 || smem > 0x7fffffff) return xasprintf("launch() gave smem = %lld", smem);
+    return NULL;
+}
+
+bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r,
+                 json_t **answer, json_t **geometry) {
+    char *err = NULL;
+    *answer = NULL;
+    *geometry = space_geometry(g->s, &g->dev, values, g->sizes, &err);
+    if (!*geometry) {
+        msg_error("%s", err);
+        free(err);
+        return false;
+    }
+    char *bad = check_geometry(*geometry);
+    if (bad) {
+        char *desc = config_describe(values);
+        msg_error("%s: %s for %s (fix the space's launch function)", space_file(g->s), bad, desc);
+        free(desc);
+        free(bad);
+        return false;
+    }
+    json_t *req = json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:i}", "op", "measure", "cubin", cubin,
+                            "kernel", "bartune_kernel", "grid", json_object_get(*geometry, "grid"),
+                            "block", json_object_get(*geometry, "block"), "smem",
+                            json_object_get(*geometry, "smem"), "resident",
+                            json_object_get(*geometry, "resident"), "reps", g->o->reps);
+    *r = runner_request(&g->runner, req, g->o->timeout + 10, answer);
+    json_decref(req);
+    return true;
+}

@@ -1,0 +1,43 @@
+/* A GPU to measure on: the runner child, the device it reports, the problem
+ * set up at one size tuple, and one measurement of a compiled variant at one
+ * launch configuration. Shared by run and bench. */
+#ifndef BARTUNE_GPU_H
+#define BARTUNE_GPU_H
+
+#include <jansson.h>
+
+#include "config.h"
+#include "device.h"
+#include "options.h"
+#include "runner_client.h"
+#include "space.h"
+
+typedef struct {
+    const options *o;
+    space *s;
+    device_info dev;
+    char key[160], fingerprint[320];
+    runner_client runner;
+    char *log;            /* the runner's stdout and stderr: kernels' printf lands here */
+    char *reference_lib;  /* the problem's CPU reference, built */
+    char ref_key[17];
+    json_t *sizes;        /* set up at these (object), or NULL */
+    json_t *instance;     /* the space's instance at them */
+} gpu;
+
+/* Starts a runner, learns its device and builds the problem's reference.
+ * Prints why not and returns an exit code other than EXIT_OK on failure. */
+int gpu_open(gpu *g, const options *o, space *s);
+void gpu_close(gpu *g);
+/* Sets up the problem at `sizes` with `instance` (see space_instance). */
+bool gpu_problem(gpu *g, json_t *sizes, json_t *instance);
+/* Verifies and times `cubin` at config `values` (compile-time and launch
+ * values): the runner's answer in *answer, the launch geometry used in
+ * *geometry (NULL when launch() failed: then false is returned and the
+ * error printed; the run must stop). */
+bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r,
+                 json_t **answer, json_t **geometry);
+/* After a crash, hang or sticky error: a new runner with the same problem. */
+bool gpu_restart(gpu *g);
+
+#endif

@@ -1,0 +1,260 @@
+/* bartune run: compile every variant, verify and time each one on this GPU
+ * at every launch configuration and size, record each measurement, then
+ * emit the best. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "emit.h"
+#include "gpu.h"
+#include "progress.h"
+#include "proc.h"
+#include "record.h"
+#include "results.h"
+#include "session.h"
+#include "summary.h"
+#include "util.h"
+
+typedef struct {
+    const options *o;
+    space *s;
+    gpu g;
+    const char *nvcc_version;
+    results_store store;
+    json_t *sizes; /* the size tuple being measured */
+    json_t *done;  /* ids recorded under this fingerprint */
+    int measured, skipped, failed;
+} run_ctx;
+
+static bool append(run_ctx *c, json_t *rec) {
+    char *err = NULL;
+    bool ok = results_append(&c->store, rec, &err);
+    const char *id = json_string_value(json_object_get(rec, "id"));
+    if (ok && c->done && id) json_object_set_new(c->done, id, json_true());
+    if (!ok) {
+        msg_error("%s", err);
+        free(err);
+    }
+    json_decref(rec);
+    return ok;
+}
+
+/* A record with this id measured under this fingerprint already exists.
+ * The ids are indexed once (c->done), not searched per measurement. */
+static bool recorded(run_ctx *c, const char *id) {
+    if (!c->done) {
+        c->done = json_object();
+        json_t *rec;
+        size_t i;
+        json_array_foreach(c->store.records, i, rec) {
+            const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
+            if (!strcmp(fp, c->g.fingerprint))
+                json_object_set_new(c->done, json_string_value(json_object_get(rec, "id")), json_true());
+        }
+    }
+    return json_object_get(c->done, id) != NULL;
+}
+
+static record_base base_of(run_ctx *c) {
+    return (record_base){.space = space_name(c->s),
+                         .problem = json_string_value(json_object_get(space_problem(c->s), "name")),
+                         .fingerprint = c->g.fingerprint,
+                         .nvcc = c->nvcc_version,
+                         .runner_log = c->g.log,
+                         .dev = &c->g.dev,
+                         .sizes = c->sizes,
+                         .seed = c->o->seed};
+}
+
+static void set_resources(json_t *rec, const resources *r) {
+    json_object_set_new(rec, "resources",
+                        json_pack("{s:i, s:i, s:i, s:i, s:i}", "registers", r->registers,
+                                  "smem_static", r->smem_static, "stack", r->stack,
+                                  "spill_stores", r->spill_stores, "spill_loads", r->spill_loads));
+}
+
+/* Measures one compiled variant at one launch configuration. Returns false
+ * when the run must stop (Ctrl-C, a broken launch(), or a runner that
+ * cannot be restarted). */
+static bool measure(run_ctx *c, const variant *v, const compile_job *job, const char *src_hash,
+                    const config *launch, const char *id, int index, int total) {
+    config values;
+    config_merge(&values, &v->params, launch);
+    char *desc = config_describe(&values);
+    progress("[%d/%d] measuring %s", index, total, desc);
+    json_t *ans = NULL, *geo = NULL;
+    runner_result r;
+    bool go_on = gpu_measure(&c->g, job->cubin, &values, &r, &ans, &geo);
+    if (go_on && r == RUNNER_INTERRUPTED) go_on = false;
+    else if (go_on) {
+        record_base b = base_of(c);
+        json_t *rec = record_new(&b, &v->params, &v->derived, launch, id, job->key, src_hash, "ok");
+        json_object_set(rec, "geometry", geo);
+        set_resources(rec, &job->res);
+        record_set_answer(rec, ans, r == RUNNER_OK);
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        if (strcmp(st, "ok") != 0) {
+            c->failed++;
+            if (strcmp(st, "over_occupancy") != 0)
+                progress_note("%s: %s: %s", st, desc, json_string_value(json_object_get(rec, "message")));
+        }
+        c->measured++;
+        bool sticky = !strcmp(st, "runtime_error") || !strcmp(st, "setup_error");
+        go_on = append(c, rec); /* rec (and st) belong to the store now */
+        /* After an error that poisons its context the runner answers, then
+         * exits: wait for that (runner_stop) rather than race it, and start
+         * a new one before the next variant. */
+        int status;
+        bool dead = c->g.runner.pid <= 0 || proc_poll(c->g.runner.pid, &status);
+        if (dead) c->g.runner.pid = -1;
+        if (dead || sticky) go_on = go_on && gpu_restart(&c->g);
+    }
+    json_decref(ans);
+    json_decref(geo);
+    free(desc);
+    config_free(&values);
+    return go_on;
+}
+
+static void compile_tick(void *ctx, const compile_job *job, int done, int total) {
+    (void)ctx;
+    progress("[compile %d/%d] %s%s", done, total, job->key, job->cached ? " (cached)" : "");
+}
+
+/* A variant that did not compile: one record per size tuple. */
+static bool record_compile_failure(run_ctx *c, const variant *v, const compile_job *job,
+                                   const char *src_hash) {
+    char id[17];
+    record_id(job->key, NULL, c->sizes, id);
+    if (recorded(c, id) && !c->o->retime) return true;
+    record_base b = base_of(c);
+    json_t *rec = record_new(&b, &v->params, &v->derived, &(config){0}, id, job->key, src_hash,
+                             compile_status_name(job->status));
+    json_object_set_new(rec, "message", json_string(job->log ? job->log : ""));
+    char *desc = config_describe(&v->params);
+    progress_note("%s: %s (log in the record)", compile_status_name(job->status), desc);
+    free(desc);
+    c->failed++;
+    return append(c, rec);
+}
+
+/* Every variant at every launch configuration, at one size tuple. */
+static int measure_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sources,
+                      json_t *sizes, json_t *instance) {
+    bool problem_ready = false;
+    int total = 0, index = 0;
+    for (int i = 0; i < vs->count; i++) total += vs->items[i].n_launches;
+    c->sizes = sizes; /* the problem is set up when first needed */
+    for (int i = 0; i < vs->count; i++) {
+        char src_hash[17], id[17];
+        text_hash(sources[i], src_hash);
+        const variant *v = &vs->items[i];
+        if (jobs[i].status != COMPILE_OK) {
+            index += v->n_launches;
+            if (!record_compile_failure(c, v, &jobs[i], src_hash)) return EXIT_FAILURE_;
+            continue;
+        }
+        for (int k = 0; k < v->n_launches; k++) {
+            index++;
+            record_id(jobs[i].key, &v->launches[k], sizes, id);
+            if (recorded(c, id) && !c->o->retime) {
+                c->skipped++;
+                continue;
+            }
+            if (!problem_ready && !(problem_ready = gpu_problem(&c->g, sizes, instance)))
+                return EXIT_FAILURE_;
+            if (!measure(c, v, &jobs[i], src_hash, &v->launches[k], id, index, total))
+                return proc_interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE_;
+        }
+    }
+    return EXIT_OK;
+}
+
+static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, json_t *instances) {
+    const options *o = c->o;
+    char arch[16];
+    device_arch(&c->g.dev, arch);
+    compiler comp = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = o->jobs,
+                     .timeout = o->compile_timeout};
+    if (!compiler_init(&comp)) return EXIT_FAILURE_;
+    c->nvcc_version = comp.version;
+    compile_job *jobs = calloc((size_t)vs->count, sizeof *jobs);
+    for (int i = 0; i < vs->count; i++) {
+        jobs[i].source = sources[i];
+        compile_key(&comp, &jobs[i]);
+    }
+    int rc = EXIT_OK;
+    if (!compile_all(&comp, jobs, vs->count, compile_tick, NULL)) rc = EXIT_INTERRUPTED;
+    progress_end();
+    for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++)
+        rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z), json_array_get(instances, z));
+    progress_end();
+    for (int i = 0; i < vs->count; i++) compile_job_free(&jobs[i]);
+    free(jobs);
+    c->nvcc_version = NULL;
+    compiler_free(&comp);
+    return rc;
+}
+
+/* Renders everything before anything is written: a template error leaves
+ * results/ untouched. */
+static char **render_all(space *s, const device_info *dev, variant_set *vs) {
+    char **sources = calloc((size_t)vs->count, sizeof *sources);
+    for (int i = 0; i < vs->count; i++) {
+        char *err = NULL;
+        sources[i] = render_for_cubin(s, dev, &vs->items[i].params, &err);
+        if (!sources[i]) {
+            msg_error("%s", err);
+            free(err);
+            for (int k = 0; k < i; k++) free(sources[k]);
+            free(sources);
+            return NULL;
+        }
+    }
+    return sources;
+}
+
+int cmd_run(const options *o) {
+    run_ctx c = {.o = o};
+    c.s = session_open_space(o);
+    if (!c.s) return EXIT_INPUT;
+    int rc = gpu_open(&c.g, o, c.s);
+    json_t *instances = NULL, *sizes = rc == EXIT_OK ? session_sizes(c.s, o, &instances) : NULL;
+    variant_set vs = {0};
+    char **sources = NULL;
+    if (rc == EXIT_OK && !sizes) rc = EXIT_INPUT;
+    if (rc == EXIT_OK && !session_variants(c.s, o, &c.g.dev, &vs)) rc = EXIT_INPUT;
+    if (rc == EXIT_OK && !(sources = render_all(c.s, &c.g.dev, &vs))) rc = EXIT_INPUT;
+    char *dir = path_join(o->results, c.g.key), *err = NULL;
+    if (rc == EXIT_OK && !results_open(&c.store, dir, space_name(c.s), c.g.key, &err)) {
+        msg_error("%s", err);
+        free(err);
+        rc = EXIT_INPUT;
+    } else if (rc == EXIT_OK) {
+        fprintf(stderr, "bartune: %s on %s (%s): %d variants x launch values x %zu size(s), results in %s\n",
+                space_name(c.s), c.g.dev.name, c.g.key, vs.count, json_array_size(sizes), c.store.path);
+        rc = run_all(&c, &vs, sources, sizes, instances);
+        fprintf(stderr, "bartune: %d measured, %d already recorded, %d not ok\n", c.measured,
+                c.skipped, c.failed);
+        for (size_t z = 0; z < json_array_size(sizes); z++)
+            print_summary(c.s, c.store.records, json_array_get(sizes, z), c.g.dev.name);
+        count_statuses(c.store.records);
+        results_close(&c.store);
+        json_decref(c.done);
+        if (rc == EXIT_OK && !o->no_emit && !emit_headers(c.s, o->results, NULL, o->kernels))
+            rc = EXIT_FAILURE_;
+    }
+    free(dir);
+    if (sources) {
+        for (int i = 0; i < vs.count; i++) free(sources[i]);
+        free(sources);
+    }
+    if (vs.items) variant_set_free(&vs);
+    json_decref(sizes);
+    json_decref(instances);
+    gpu_close(&c.g);
+    space_close(c.s);
+    return rc;
+}

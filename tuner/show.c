@@ -1,0 +1,127 @@
+/* bartune show, and the summary tables run prints. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "record.h"
+#include "results.h"
+#include "session.h"
+#include "summary.h"
+#include "util.h"
+
+static void print_row(json_t *rec, const char *label, double best) {
+    double med = json_number_value(json_object_get(rec, "median_ms"));
+    char *cfg = json_dumps(json_object_get(rec, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx  %s\n", label, med,
+           json_number_value(json_object_get(rec, "min_ms")),
+           json_number_value(json_object_get(rec, "max_ms")), best > 0 ? med / best : 0, cfg);
+    free(cfg);
+}
+
+void print_summary(space *s, json_t *records, json_t *sizes, const char *devname) {
+    char *at = sizes_describe(sizes);
+    json_t *best = results_best(records, sizes);
+    if (!best) {
+        printf("no variant verified on %s at %s\n", devname, at);
+        free(at);
+        return;
+    }
+    double b = json_number_value(json_object_get(best, "median_ms"));
+    printf("\n%s, %s: median/min/max ms over timed launches; x = time / best\n", devname, at);
+    free(at);
+    printf("  %-26s %9s %9s %9s %8s  %s\n", "", "median", "min", "max", "x", "config");
+    json_t *ranked = results_ranked(records, sizes), *rec;
+    size_t i;
+    json_array_foreach(ranked, i, rec) {
+        if (i == 5) break;
+        char label[32];
+        snprintf(label, sizeof label, "#%zu", i + 1);
+        print_row(rec, label, b);
+    }
+    json_decref(ranked);
+    int count;
+    const named_config *named = space_named(s, &count);
+    for (int k = 0; k < count; k++) {
+        if (named[k].portable) continue;
+        json_t *part = config_json(&named[k].cfg);
+        json_t *r = results_best_matching(records, part, sizes);
+        if (r) print_row(r, named[k].label, b);
+        else printf("  %-26s (not measured on this device)\n", named[k].label);
+        json_decref(part);
+    }
+}
+
+void count_statuses(json_t *records) {
+    json_t *counts = json_object(), *rec;
+    size_t i;
+    json_array_foreach(records, i, rec) {
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        json_t *c = json_object_get(counts, st);
+        json_object_set_new(counts, st, json_integer(c ? json_integer_value(c) + 1 : 1));
+    }
+    const char *k;
+    json_t *v;
+    printf("records by status:");
+    json_object_foreach(counts, k, v) printf(" %s %lld", k, (long long)json_integer_value(v));
+    printf("\n");
+    json_decref(counts);
+}
+
+/* The size tuples a file holds records at, in order of appearance. */
+static json_t *sizes_in(json_t *recs) {
+    json_t *out = json_array(), *rec, *z;
+    size_t i, k;
+    json_array_foreach(recs, i, rec) {
+        bool seen = false;
+        json_array_foreach(out, k, z) seen = seen || json_equal(z, json_object_get(rec, "sizes"));
+        if (!seen) json_array_append(out, json_object_get(rec, "sizes"));
+    }
+    return out;
+}
+
+/* Prints one results file's summary. `key`: the device folder it is in. */
+static bool show_file(space *s, const char *path, const char *key) {
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, key, &dropped, &err);
+    if (!recs) {
+        msg_error("%s", err);
+        free(err);
+        return false;
+    }
+    json_t *first = json_array_get(recs, 0);
+    const char *name = first ? json_string_value(json_object_get(json_object_get(first, "device"), "name")) : NULL;
+    printf("== %s (%zu records%s)\n", path, json_array_size(recs), dropped ? ", torn line dropped" : "");
+    json_t *sizes = sizes_in(recs), *z;
+    size_t i;
+    json_array_foreach(sizes, i, z) print_summary(s, recs, z, name ? name : "?");
+    count_statuses(recs);
+    json_decref(sizes);
+    json_decref(recs);
+    return true;
+}
+
+int cmd_show(const options *o) {
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    bool ok = true;
+    if (o->records) {
+        ok = show_file(s, o->records, NULL);
+    } else {
+        DIR *d = opendir(o->results);
+        struct dirent *e;
+        int shown = 0;
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] == '.') continue;
+            char *path = xasprintf("%s/%s/%s.jsonl", o->results, e->d_name, space_name(s));
+            if (file_exists(path)) ok = show_file(s, path, e->d_name) && ok, shown++;
+            free(path);
+        }
+        if (d) closedir(d);
+        if (!shown) printf("no results for %s under %s\n", space_name(s), o->results);
+    }
+    space_close(s);
+    return ok ? EXIT_OK : EXIT_INPUT;
+}
