@@ -36,8 +36,15 @@ expect wrong_constant wrong_result
 expect race 'race|wrong_result'
 expect nan nan
 expect unwritten unwritten
-[ "$(grep -c '"status":"ok"' "$file")" = 2 ] || { echo "expected the 2 correct variants ok"; fail=1; }
+expect first_launches_only unwritten
+expect printf ok
+expect write_before out_of_bounds
+expect write_input input_modified
+# the forged answer on stdout did not become the time
+grep '"fault":"printf"' "$file" | grep -q '"median_ms":0.0001[,}]' && { echo "printf forged the time"; fail=1; }
+grep -q 'ok 0.000100' "$tmp"/c/runner.log || { echo "the kernel's printf is not in the runner log"; fail=1; }
+[ "$(grep -c '"status":"ok"' "$file")" = 3 ] || { echo "expected the 2 correct variants and printf ok"; fail=1; }
 grep -E '^  #1 ' "$tmp/out" | grep -q '"fault":"none"' || { echo "the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "17 faults classified, run completed, best is correct: $(grep -c . "$file") records"
+[ $fail = 0 ] && echo "21 faults classified, run completed, best is correct: $(grep -c . "$file") records"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# GPU: a program that includes kernels/pipeline.cuh, built with plain nvcc and
-# with -arch=sm_90, gets the CPU reference's exact output; with the tuned
-# architecture it runs the tuned variant. Exit 77 without a GPU.
+# A program of two .cu files that both include kernels/pipeline.cuh, built
+# with nvcc -arch=sm_90 (the tuned variant must run), with plain nvcc
+# (whatever it picks must be exact) and with CMake (a static library plus a
+# program). Mode "build" only builds (CI, no GPU); mode "run" runs them too
+# (exit 77 without a GPU).
 set -u
-nvcc=$1 root=$2 kernels=${3:-$2/kernels}
+nvcc=$1 root=$2 mode=$3 kernels=${4:-$2/kernels}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-build() { "$nvcc" "$@" -std=c++17 -I "$kernels" -I "$root/templates" "$root/tests/consumer.cu" \
-              "$root/templates/pipeline/reference.c" -o "$tmp/consumer"; }
-build -arch=sm_90 || exit 1
-"$tmp/consumer" 1 >/dev/null 2>&1; rc=$?
-[ $rc = 77 ] && { echo "no GPU"; exit 77; }
-for n in 1 1000003 16777219; do
-    "$tmp/consumer" $n expect-tuned || exit 1
-done
-build || exit 1   # plain nvcc: whatever it picks must be exact
-"$tmp/consumer" 1000003 any || exit 1
+build() { # OUT NVCC-FLAGS...
+    local out=$1; shift
+    "$nvcc" "$@" -std=c++17 -I "$kernels" -I "$root/templates" "$root/tests/header/consumer.cu" \
+        "$root/tests/header/consumer_other.cu" "$root/templates/pipeline/reference.c" -o "$out"
+}
+build "$tmp/tuned" -arch=sm_90 || exit 1
+build "$tmp/plain" || exit 1
+cmake -S "$root/tests/header/cmake" -B "$tmp/cm" -DBARTUNE_ROOT="$root" -DBARTUNE_KERNELS="$kernels" \
+    -DCMAKE_CUDA_COMPILER="$nvcc" >"$tmp/cmake.log" 2>&1 &&
+    cmake --build "$tmp/cm" >>"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; exit 1; }
+[ "$mode" = build ] && { echo "built with nvcc -arch=sm_90, plain nvcc and CMake"; exit 0; }
+"$tmp/tuned" any 1 >/dev/null 2>&1; [ $? = 77 ] && { echo "no GPU"; exit 77; }
+"$tmp/tuned" expect-tuned || exit 1
+"$tmp/cm/consumer" expect-tuned 1 4097 1000003 || exit 1
+"$tmp/plain" any 1 31 1000003 || exit 1

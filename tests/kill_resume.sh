@@ -20,10 +20,10 @@ else
     export FAKE_RUNNER_DELAY=0.25
 fi
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4"
-args="${args_extra:-} --n $n --runner $runner --results $tmp/r --kernels $tmp/k --cache $tmp/c"
+args="${args_extra:-} --size n=$n --runner $runner --results $tmp/r --kernels $tmp/k --cache $tmp/c"
 # Compile first, so that kills land in measuring as well as compiling.
 "$bartune" compile gen/pipeline.lua $sel --cache "$tmp/c" >/dev/null 2>&1
-total=$(( $("$bartune" list gen/pipeline.lua $sel | tail -1 | awk '{print $1 * $(NF-3)}') ))
+total=$("$bartune" list gen/pipeline.lua $sel | tail -1 | sed -n 's/.*, \([0-9]*\) launch configurations in all/\1/p')
 before=0 killed_tuner=0 killed_runner=0
 for i in $(seq 1 "$kills"); do
     "$bartune" run gen/pipeline.lua $args $sel >/dev/null 2>"$tmp/err.$i" &

@@ -15,8 +15,12 @@ fail=0
 # check NAME SELECTION MUST... -- MUSTNOT...
 check() {
     local name=$1 sel=$2; shift 2
-    "$bartune" render gen/pipeline.lua producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4 \
-        release=thread $sel >"$tmp/$name.cu" 2>/dev/null || { echo "$name: render failed"; fail=1; return; }
+    local staged="producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4"
+    case $sel in barrier=none*) staged="consumer_warps=4 cvec=4 chunk=stride prefetch=0" ;; esac
+    case $sel in *syncthreads*|*cuda_barrier*) staged="$staged form=tuned" ;; esac
+    case $sel in *mbarrier*) staged="$staged release=thread" ;; esac
+    "$bartune" render gen/pipeline.lua $staged $sel >"$tmp/$name.cu" 2>"$tmp/$name.err" ||
+        { echo "$name: render failed: $(cat "$tmp/$name.err")"; fail=1; return; }
     if [ "$mode" = ptx ]; then
         "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/$name.txt" "$tmp/$name.cu" || { fail=1; return; }
     else

@@ -40,8 +40,11 @@ bool session_variants(space *s, const options *o, const device_info *d, variant_
     }
     if (out->count == 0) {
         msg_error("%s: the constraints leave no variant for %s (%d combinations; rejected %s); "
-                  "relax a constraint or the k=v values",
-                  space_file(s), d->name, out->total, out->rejected[0] ? out->rejected : "none");
+                  "relax a constraint or the k=v values%s",
+                  space_file(s), d->name, out->total, out->rejected[0] ? out->rejected : "none",
+                  out->total == 0 && o->n_overrides
+                      ? " (does a k=v name a parameter whose `when` excludes those variants?)"
+                      : "");
         variant_set_free(out);
         return false;
     }
@@ -93,10 +96,26 @@ static bool is_launch(const void *ctx, const char *name) {
     return space_is_launch_param((const space *)ctx, name);
 }
 
+/* `c` in the space's declaration order (records keep keys sorted). */
+static void in_declared_order(space *s, config *c) {
+    const config *names = space_params(s);
+    config out = {0};
+    for (int i = 0; i < names->count; i++) {
+        const char *v = config_get(c, names->items[i].name);
+        if (v) config_set(&out, names->items[i].name, v);
+    }
+    for (int i = 0; i < c->count; i++)
+        if (!config_get(&out, c->items[i].name)) config_set(&out, c->items[i].name, c->items[i].value);
+    config_free(c);
+    *c = out;
+}
+
 void session_split(space *s, json_t *config_obj, config *params, config *launch) {
     memset(params, 0, sizeof *params);
     memset(launch, 0, sizeof *launch);
     config_from_json(config_obj, is_launch, s, params, launch);
+    in_declared_order(s, params);
+    in_declared_order(s, launch);
 }
 
 /* Would the space as it is now render this record's config to the source

@@ -5,8 +5,8 @@
 space {
   name = "faults",
   template = "faults.cu",
-  problem = "pipeline",
-  n = 1048577,  -- not a multiple of any block's work
+  problem = "pipeline",            -- bartune's gen/problems/pipeline.lua
+  sizes = { { n = 1048577 } },     -- not a multiple of any block's work
 }
 
 param("fault", {
@@ -27,6 +27,10 @@ param("fault", {
   "unwritten",              -- one output never written
   "infinite_loop",          -- thread 0 never ends
   "slow_compile",           -- nvcc runs past the compile time limit
+  "first_launches_only",    -- computes on the first launches, then returns at once
+  "printf",                 -- prints a forged runner answer on stdout
+  "write_before",           -- a store just before the start of out
+  "write_input",            -- correct output, but writes into in
 })
 param("warps", { 4, 8 })
 launch_param("blocks_per_sm", { 2 })
@@ -35,6 +39,10 @@ derive(function(c, dev)
   c.threads = 32 * c.warps
   if c.fault == "threads_launch" then c.threads = 2048 end
   c.smem_bytes = c.fault == "smem_launch" and 16 * 1024 * 1024 or 1024
+end)
+launch(function(c, s, dev)
+  return { grid = { c.blocks_per_sm * dev.sms }, block = { c.threads }, smem = c.smem_bytes,
+           resident = c.blocks_per_sm }
 end)
 -- Only one shape per fault: the correct variants differ in warps.
 constraint("faults at one shape", function(c) return c.fault == "none" or c.warps == 4 end)

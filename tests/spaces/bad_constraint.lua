@@ -1,6 +1,7 @@
-space { name = "bad", template = "pipeline.cu", problem = "pipeline", n = 1000 }
+space { name = "bad", template = "pipeline.cu", problem = "pipeline" }
 param("stages", { 2 })
 derive(function(c) c.threads = 64; c.smem_bytes = 0 end)
 constraint("boom", function(c)
   return c.nothing.field
 end)
+launch(function(c, s, dev) return { grid = { 1 }, block = { c.threads } } end)

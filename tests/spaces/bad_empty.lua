@@ -1,4 +1,5 @@
-space { name = "bad", template = "pipeline.cu", problem = "pipeline", n = 1000 }
+space { name = "bad", template = "pipeline.cu", problem = "pipeline" }
 param("stages", { 2 })
 derive(function(c) c.threads = 64; c.smem_bytes = 0 end)
 constraint("never", function(c) return false end)
+launch(function(c, s, dev) return { grid = { 1 }, block = { c.threads } } end)

@@ -1,2 +1,3 @@
-space { name = "bad", template = "pipeline.cu", problem = "pipeline", n = 1000 }
+space { name = "bad", template = "pipeline.cu", problem = "pipeline" }
 local f = io.open("/etc/passwd")
+launch(function(c, s, dev) return { grid = { 1 }, block = { c.threads } } end)

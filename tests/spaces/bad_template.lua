@@ -1,2 +1,3 @@
-space { name = "bad", template = "nope.cu", problem = "pipeline", n = 1000 }
+space { name = "bad", template = "nope.cu", problem = "pipeline" }
 param("stages", { 2 })
+launch(function(c, s, dev) return { grid = { 1 }, block = { c.threads } } end)

@@ -1,2 +1,3 @@
-space { name = "bad", template = "pipeline.cu", problem = "pipeline", n = 1000 }
+space { name = "bad", template = "pipeline.cu", problem = "pipeline" }
 param("stages", { 2, 1.5 })
+launch(function(c, s, dev) return { grid = { 1 }, block = { c.threads } } end)
