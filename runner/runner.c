@@ -357,14 +357,38 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
     free(ms);
 }
 
-static bool read_dims(json_t *req, const char *key, unsigned out[3], unsigned long long max0) {
+static bool read_dims(json_t *req, const char *key, unsigned out[3]) {
     json_t *a = json_object_get(req, key);
     if (json_array_size(a) != 3) return false;
     for (size_t i = 0; i < 3; i++) {
         json_t *v = json_array_get(a, i);
         json_int_t x = json_integer_value(v);
-        if (!json_is_integer(v) || x < 1 || (unsigned long long)x > (i == 0 ? max0 : 65535)) return false;
+        if (!json_is_integer(v) || x < 1 || x > 0x7fffffff) return false;
         out[i] = (unsigned)x;
+    }
+    return true;
+}
+
+/* Within the device's grid and block limits? Else answers launch_refused. */
+static bool dims_fit(const launch_cfg *l) {
+    static const CUdevice_attribute grid[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                                               CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                               CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+    static const CUdevice_attribute block[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                                                CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                                                CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+    unsigned long long threads = (unsigned long long)l->block[0] * l->block[1] * l->block[2];
+    for (int i = 0; i < 3; i++) {
+        if (l->grid[i] > (unsigned)attr(grid[i]) || l->block[i] > (unsigned)attr(block[i])) {
+            fail("launch_refused", "grid (%u, %u, %u) x block (%u, %u, %u) exceeds this device's limits",
+                 l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+            return false;
+        }
+    }
+    if (threads > (unsigned long long)attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) {
+        fail("launch_refused", "%llu threads per block; this device allows %d", threads,
+             attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+        return false;
     }
     return true;
 }
@@ -381,10 +405,11 @@ static void cmd_measure(json_t *req) {
     json_int_t resident = json_integer_value(json_object_get(req, "resident"));
     launch_cfg l = {.smem = (unsigned)smem};
     if (!cubin || !kernel || smem < 0 || smem > 0x7fffffff || reps < 1 || reps > 100000 ||
-        !read_dims(req, "grid", l.grid, 0x7fffffff) || !read_dims(req, "block", l.block, 1024)) {
+        !read_dims(req, "grid", l.grid) || !read_dims(req, "block", l.block)) {
         fail("bad_request", "measure needs cubin, kernel, grid[3], block[3], smem and reps in range");
         return;
     }
+    if (!dims_fit(&l)) return;
     unsigned threads = l.block[0] * l.block[1] * l.block[2];
     CUmodule mod;
     CUresult r = drv.cuModuleLoad(&mod, cubin);

@@ -154,15 +154,16 @@ bool gpu_restart(gpu *g) {
     return setup(g);
 }
 
-/* Integers within the limits the runner takes; else what is wrong. */
+/* Integers the runner can take (whether the device takes them is the
+ * runner's to say: launch_refused); else what is wrong with launch(). */
 static char *check_geometry(json_t *geo) {
     const char *dims[] = {"grid", "block"};
     for (int d = 0; d < 2; d++)
         for (size_t i = 0; i < 3; i++) {
             json_t *v = json_array_get(json_object_get(geo, dims[d]), i);
-            long long x = json_integer_value(v), hi = d == 0 ? (i == 0 ? 0x7fffffff : 65535) : 1024;
-            if (!json_is_integer(v) || x < 1 || x > hi)
-                return xasprintf("launch() gave %s[%zu] = %lld, outside 1..%lld", dims[d], i + 1, x, hi);
+            long long x = json_integer_value(v);
+            if (!json_is_integer(v) || x < 1 || x > 0x7fffffff)
+                return xasprintf("launch() gave %s[%zu] = %lld, outside 1..2^31-1", dims[d], i + 1, x);
         }
     long long smem = json_integer_value(json_object_get(geo, "smem"));
     if (smem < 0 || smem > 0x7fffffff) return xasprintf("launch() gave smem = %lld", smem);
