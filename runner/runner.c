@@ -216,6 +216,44 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison) {
     return r;
 }
 
+/* Inputs, references and bounds as uploaded? Restores what a kernel
+ * damaged so that the next variant starts clean. Returns a description of
+ * the damage (static), or NULL. */
+static const char *damage(void) {
+    static char what[256];
+    const char *found = NULL;
+    for (int i = 0; i < R.prob.n_bufs; i++) {
+        rbuf *b = &R.prob.bufs[i];
+        size_t bytes = b->length * b->elem, eb = b->length * (R.prob.bound_rule ? 8 : b->elem);
+        unsigned long long s;
+        if (b->role == ROLE_IN && (checksum(b->data, bytes, &s) != CUDA_SUCCESS || s != b->sum_data)) {
+            drv.cuMemcpyHtoD(b->data, b->host, bytes);
+            snprintf(what, sizeof what, "input '%s'", b->name);
+            found = what;
+        }
+        if (b->d_expect && (checksum(b->d_expect, eb, &s) != CUDA_SUCCESS || s != b->sum_expect)) {
+            drv.cuMemcpyHtoD(b->d_expect, b->expect, eb);
+            snprintf(what, sizeof what, "reference copy of '%s'", b->name);
+            found = what;
+        }
+        if (b->d_bound && (checksum(b->d_bound, b->length * 8, &s) != CUDA_SUCCESS || s != b->sum_bound)) {
+            drv.cuMemcpyHtoD(b->d_bound, b->bound, b->length * 8);
+            snprintf(what, sizeof what, "error bounds of '%s'", b->name);
+            found = what;
+        }
+        drv.cuMemsetD8(b->base, GUARD_BYTE, GUARD_BYTES);
+        drv.cuMemsetD8(b->data + bytes, GUARD_BYTE, GUARD_BYTES);
+    }
+    return found;
+}
+
+/* damage(), answered as input_modified; true when nothing was damaged. */
+static bool intact(void) {
+    const char *what = damage();
+    if (what) fail("input_modified", "the kernel wrote into the %s (restored)", what);
+    return what == NULL;
+}
+
 /* Reads the checks of launch `launch`; on a failure answers it and returns
  * false. `passed` counts earlier launches that verified. */
 static bool read_checks(stats_t *st, int launch, const char *which, int passed) {
@@ -229,6 +267,9 @@ static bool read_checks(stats_t *st, int launch, const char *which, int passed) 
             }
         unsigned long long *s = slot(st, launch, 3 * i);
         if (b->role == ROLE_IN || s[0] == 0) continue;
+        /* A wrong output after the kernel damaged its own inputs is that
+         * damage, not a race. */
+        if (!intact()) return false;
         const char *status = s[2] ? "unwritten" : s[3] ? "nan" : passed ? "race" : "wrong_result";
         fail(status,
              "%s: %llu of %zu elements of '%s' wrong (%llu never written, %llu NaN/Inf); first at "
@@ -238,34 +279,6 @@ static bool read_checks(stats_t *st, int launch, const char *which, int passed) 
         return false;
     }
     return true;
-}
-
-/* Inputs, references and bounds as uploaded? Restores what a kernel
- * damaged so that the next variant starts clean; answers and returns false
- * if anything was. */
-static bool intact(void) {
-    const char *damaged = NULL, *what = NULL;
-    for (int i = 0; i < R.prob.n_bufs; i++) {
-        rbuf *b = &R.prob.bufs[i];
-        size_t bytes = b->length * b->elem, eb = b->length * (R.prob.bound_rule ? 8 : b->elem);
-        unsigned long long s;
-        if (b->role == ROLE_IN && (checksum(b->data, bytes, &s) != CUDA_SUCCESS || s != b->sum_data)) {
-            drv.cuMemcpyHtoD(b->data, b->host, bytes);
-            damaged = b->name, what = "input";
-        }
-        if (b->d_expect && (checksum(b->d_expect, eb, &s) != CUDA_SUCCESS || s != b->sum_expect)) {
-            drv.cuMemcpyHtoD(b->d_expect, b->expect, eb);
-            damaged = b->name, what = "reference copy of";
-        }
-        if (b->d_bound && (checksum(b->d_bound, b->length * 8, &s) != CUDA_SUCCESS || s != b->sum_bound)) {
-            drv.cuMemcpyHtoD(b->d_bound, b->bound, b->length * 8);
-            damaged = b->name, what = "error bounds of";
-        }
-        drv.cuMemsetD8(b->base, GUARD_BYTE, GUARD_BYTES);
-        drv.cuMemsetD8(b->data + bytes, GUARD_BYTE, GUARD_BYTES);
-    }
-    if (damaged) fail("input_modified", "the kernel wrote into the %s '%s' (restored)", what, damaged);
-    return damaged == NULL;
 }
 
 static int cmp_float(const void *a, const void *b) {
@@ -349,7 +362,7 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
         send_json(json_pack("{s:b, s:f, s:f, s:f, s:i}", "ok", 1, "median_ms", median, "min_ms",
                             (double)ms[0], "max_ms", (double)ms[reps - 1], "occupancy", occupancy));
     } else if (!ok) {
-        intact(); /* repair quietly: the failure is answered already */
+        damage(); /* repair quietly: the failure is answered already */
     }
     if (st.dev) drv.cuMemFree(st.dev);
     free(st.host);
