@@ -18,9 +18,8 @@ static const struct {
     const char *name;
     size_t bytes;
     bool fp;
-} TYPES[] = {{"float", 4, true},     {"double", 8, true},
-             {"int", 4, false},      {"unsigned", 4, false},
-             {"long long", 8, false}, {"unsigned long long", 8, false},
+} TYPES[] = {{"float", 4, true},     {"double", 8, true},     {"int", 4, false},
+             {"unsigned", 4, false}, {"long long", 8, false}, {"unsigned long long", 8, false},
              {"size_t", 8, false}};
 
 static bool type_of(const char *name, size_t *bytes, bool *fp) {
@@ -51,12 +50,18 @@ static void generate(rbuf *b, int index, uint64_t seed, size_t begin, size_t end
     for (size_t i = begin; i < end; i++) {
         uint64_t r = splitmix64(stream ^ (i * 0x2545f4914f6cdd1dull));
         double u = (double)(r >> 40) * (1.0 / 16777216.0);
-        double v = konst ? lo : b->fp ? lo + (hi - lo) * u : lo + (double)(r % (uint64_t)(hi - lo + 1));
+        double v = konst   ? lo
+                   : b->fp ? lo + (hi - lo) * u
+                           : lo + (double)(r % (uint64_t)(hi - lo + 1));
         char *dst = (char *)b->host + i * b->elem;
-        if (!strcmp(b->type, "float")) *(float *)dst = (float)v;
-        else if (!strcmp(b->type, "double")) *(double *)dst = v;
-        else if (b->elem == 4) *(int32_t *)dst = (int32_t)(long long)v;
-        else *(int64_t *)dst = (int64_t)v;
+        if (!strcmp(b->type, "float"))
+            *(float *)dst = (float)v;
+        else if (!strcmp(b->type, "double"))
+            *(double *)dst = v;
+        else if (b->elem == 4)
+            *(int32_t *)dst = (int32_t)(long long)v;
+        else
+            *(int64_t *)dst = (int64_t)v;
     }
 }
 
@@ -159,7 +164,8 @@ static void cache_store(rproblem *p, const char *path) {
     for (int i = 0; ok && i < p->n_bufs; i++) {
         rbuf *b = &p->bufs[i];
         if (!b->expect) continue;
-        uint64_t bytes[2] = {b->length * expect_elem(p, b), b->bound ? b->length * sizeof(double) : 0};
+        uint64_t bytes[2] = {b->length * expect_elem(p, b),
+                             b->bound ? b->length * sizeof(double) : 0};
         const void *src[2] = {b->expect, b->bound};
         for (int k = 0; ok && k < 2; k++) {
             ok = write(fd, &bytes[k], 8) == 8;
@@ -184,8 +190,9 @@ static bt_reference_fn find_reference(const char *lib, const char *name, char **
     const bt_reference *table = dlsym(h, "bartune_references");
     for (int i = 0; table && table[i].name && i < 1024; i++)
         if (!strcmp(table[i].name, name) && table[i].reference) return table[i].reference;
-    *why = xasprintf("%s has no entry '%s' in bartune_references (see templates/bartune_reference.h)",
-                     lib, name);
+    *why =
+        xasprintf("%s has no entry '%s' in bartune_references (see templates/bartune_reference.h)",
+                  lib, name);
     return NULL;
 }
 
@@ -202,7 +209,9 @@ static bool read_buffers(rproblem *p, json_t *list, char **why) {
         json_int_t len = json_integer_value(json_object_get(j, "length"));
         b->name = xstrdup(name ? name : "?");
         b->type = xstrdup(type ? type : "?");
-        b->role = role && !strcmp(role, "in") ? ROLE_IN : role && !strcmp(role, "inout") ? ROLE_INOUT : ROLE_OUT;
+        b->role = role && !strcmp(role, "in")      ? ROLE_IN
+                  : role && !strcmp(role, "inout") ? ROLE_INOUT
+                                                   : ROLE_OUT;
         if (!name || !role || !type_of(type, &b->elem, &b->fp) || len < 1 ||
             (uint64_t)len > (1ull << 40) / b->elem) {
             *why = xasprintf("buffer %d of the request is malformed", i);
@@ -256,10 +265,14 @@ static bool read_args(rproblem *p, json_t *req, char **why) {
             *why = xasprintf("argument %d has no buffer, or no known type and value", i);
             return false;
         }
-        if (!strcmp(type, "float")) r->v.f32 = (float)json_number_value(v);
-        else if (!strcmp(type, "double")) r->v.f64 = json_number_value(v);
-        else if (bytes == 4) r->v.i32 = (int)json_integer_value(v);
-        else r->v.i64 = (long long)json_integer_value(v);
+        if (!strcmp(type, "float"))
+            r->v.f32 = (float)json_number_value(v);
+        else if (!strcmp(type, "double"))
+            r->v.f64 = json_number_value(v);
+        else if (bytes == 4)
+            r->v.i32 = (int)json_integer_value(v);
+        else
+            r->v.i64 = (long long)json_integer_value(v);
         p->arg_ptrs[i] = &r->v;
     }
     return true;
@@ -293,8 +306,10 @@ static bt_problem *make_view(rproblem *p, json_t *req) {
     v->buffers = calloc((size_t)p->n_bufs, sizeof *v->buffers);
     for (int i = 0; i < p->n_bufs; i++) {
         rbuf *b = &p->bufs[i];
-        v->buffers[i] = (bt_buffer){b->name, b->type, b->role == ROLE_IN ? "in" : b->role == ROLE_OUT ? "out" : "inout",
-                                    b->length, b->host, b->expect, b->bound};
+        v->buffers[i] = (bt_buffer){
+            b->name,   b->type, b->role == ROLE_IN ? "in" : b->role == ROLE_OUT ? "out" : "inout",
+            b->length, b->host, b->expect,
+            b->bound};
     }
     return v;
 }
@@ -362,7 +377,8 @@ CUresult problem_upload(rproblem *p, checksum_fn sum) {
         if (r == CUDA_SUCCESS && i == 0) r = sum(b->base, GUARD_BYTES, &p->guard_sum);
         if (r == CUDA_SUCCESS && b->host) r = drv.cuMemcpyHtoD(b->data, b->host, bytes);
         if (r == CUDA_SUCCESS && b->role == ROLE_IN) r = sum(b->data, bytes, &b->sum_data);
-        if (r == CUDA_SUCCESS && b->role == ROLE_INOUT) r = alloc_copy(&b->d_initial, b->host, bytes);
+        if (r == CUDA_SUCCESS && b->role == ROLE_INOUT)
+            r = alloc_copy(&b->d_initial, b->host, bytes);
         if (r == CUDA_SUCCESS && b->expect) {
             size_t eb = b->length * expect_elem(p, b);
             r = alloc_copy(&b->d_expect, b->expect, eb);

@@ -14,11 +14,11 @@
  * After an error that poisons the context (illegal address, trap) it answers
  * and exits: the CLI starts a new runner for the next variant. */
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -132,7 +132,8 @@ static CUresult checksum(CUdeviceptr p, size_t bytes, unsigned long long *out) {
     CUresult r = drv.cuMemsetD8(R.scratch, 0, 8);
     void *args[] = {&p, &words, &R.scratch};
     if (r == CUDA_SUCCESS)
-        r = drv.cuLaunchKernel(R.checksum, (unsigned)R.sms * 4, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+        r = drv.cuLaunchKernel(R.checksum, (unsigned)R.sms * 4, 1, 1, 256, 1, 1, 0, NULL, args,
+                               NULL);
     if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(out, R.scratch, 8);
     return r;
 }
@@ -156,7 +157,8 @@ static void cmd_problem(json_t *req) {
         return;
     }
     R.have_problem = true;
-    send_json(json_pack("{s:b, s:f, s:b}", "ok", 1, "seconds", now_seconds() - t0, "cached", cached));
+    send_json(
+        json_pack("{s:b, s:f, s:b}", "ok", 1, "seconds", now_seconds() - t0, "cached", cached));
 }
 
 /* Before a launch: outputs hold the poison, inouts their initial values. */
@@ -164,7 +166,8 @@ static CUresult prepare(unsigned poison) {
     CUresult r = CUDA_SUCCESS;
     for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
         rbuf *b = &R.prob.bufs[i];
-        if (b->role == ROLE_OUT) r = drv.cuMemsetD8Async(b->data, (unsigned char)poison, b->length * b->elem, NULL);
+        if (b->role == ROLE_OUT)
+            r = drv.cuMemsetD8Async(b->data, (unsigned char)poison, b->length * b->elem, NULL);
         else if (b->role == ROLE_INOUT)
             r = drv.cuMemcpyDtoDAsync(b->data, b->d_initial, b->length * b->elem, NULL);
     }
@@ -226,7 +229,8 @@ static const char *damage(void) {
         rbuf *b = &R.prob.bufs[i];
         size_t bytes = b->length * b->elem, eb = b->length * (R.prob.bound_rule ? 8 : b->elem);
         unsigned long long s;
-        if (b->role == ROLE_IN && (checksum(b->data, bytes, &s) != CUDA_SUCCESS || s != b->sum_data)) {
+        if (b->role == ROLE_IN &&
+            (checksum(b->data, bytes, &s) != CUDA_SUCCESS || s != b->sum_data)) {
             drv.cuMemcpyHtoD(b->data, b->host, bytes);
             snprintf(what, sizeof what, "input '%s'", b->name);
             found = what;
@@ -236,7 +240,8 @@ static const char *damage(void) {
             snprintf(what, sizeof what, "reference copy of '%s'", b->name);
             found = what;
         }
-        if (b->d_bound && (checksum(b->d_bound, b->length * 8, &s) != CUDA_SUCCESS || s != b->sum_bound)) {
+        if (b->d_bound &&
+            (checksum(b->d_bound, b->length * 8, &s) != CUDA_SUCCESS || s != b->sum_bound)) {
             drv.cuMemcpyHtoD(b->d_bound, b->bound, b->length * 8);
             snprintf(what, sizeof what, "error bounds of '%s'", b->name);
             found = what;
@@ -308,7 +313,8 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
     float *ms = calloc((size_t)reps, sizeof *ms);
     CUresult r = drv.cuMemAlloc(&st.dev, bytes);
     if (r == CUDA_SUCCESS) {
-        for (size_t i = 0; i < bytes / 8; i++) st.host[i] = i % WORDS == 1 ? ~0ull : 0;
+        for (size_t i = 0; i < bytes / 8; i++)
+            st.host[i] = i % WORDS == 1 ? ~0ull : 0;
         r = drv.cuMemcpyHtoD(st.dev, st.host, bytes);
     }
     bool ok = r == CUDA_SUCCESS;
@@ -316,22 +322,34 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
     for (int v = 0; ok && v < VERIFY_LAUNCHES + WARMUP; v++) {
         double t0 = now_seconds();
         unsigned poison = POISON[v & 1];
-        if ((r = prepare(poison)) != CUDA_SUCCESS) { fail_cuda("runtime_error", "preparing buffers", r); ok = false; break; }
-        if ((r = launch(l)) != CUDA_SUCCESS) { fail_cuda("launch_error", "launching", r); ok = false; break; }
-        if ((r = queue_checks(&st, v, poison)) != CUDA_SUCCESS || (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS ||
+        if ((r = prepare(poison)) != CUDA_SUCCESS) {
+            fail_cuda("runtime_error", "preparing buffers", r);
+            ok = false;
+            break;
+        }
+        if ((r = launch(l)) != CUDA_SUCCESS) {
+            fail_cuda("launch_error", "launching", r);
+            ok = false;
+            break;
+        }
+        if ((r = queue_checks(&st, v, poison)) != CUDA_SUCCESS ||
+            (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS ||
             (r = drv.cuMemcpyDtoH(st.host, st.dev, bytes)) != CUDA_SUCCESS) {
             fail_cuda("runtime_error", "running the kernel", r);
             ok = false;
             break;
         }
         if (v == 0)
-            send_json(json_pack("{s:f, s:i}", "probe_ms", (now_seconds() - t0) * 1e3, "launches_left", launches - 1));
+            send_json(json_pack("{s:f, s:i}", "probe_ms", (now_seconds() - t0) * 1e3,
+                                "launches_left", launches - 1));
         char which[48];
-        snprintf(which, sizeof which, "%s launch %d", v < VERIFY_LAUNCHES ? "verifying" : "warm-up", v + 1);
+        snprintf(which, sizeof which, "%s launch %d", v < VERIFY_LAUNCHES ? "verifying" : "warm-up",
+                 v + 1);
         ok = read_checks(&st, v, which, v);
     }
     ok = ok && intact();
-    for (int i = 0; ok && i < reps * 2 && r == CUDA_SUCCESS; i++) r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+    for (int i = 0; ok && i < reps * 2 && r == CUDA_SUCCESS; i++)
+        r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
     for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++) {
         unsigned poison = POISON[i & 1];
         int li = VERIFY_LAUNCHES + WARMUP + i;
@@ -393,8 +411,9 @@ static bool dims_fit(const launch_cfg *l) {
     unsigned long long threads = (unsigned long long)l->block[0] * l->block[1] * l->block[2];
     for (int i = 0; i < 3; i++) {
         if (l->grid[i] > (unsigned)attr(grid[i]) || l->block[i] > (unsigned)attr(block[i])) {
-            fail("launch_refused", "grid (%u, %u, %u) x block (%u, %u, %u) exceeds this device's limits",
-                 l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+            fail("launch_refused",
+                 "grid (%u, %u, %u) x block (%u, %u, %u) exceeds this device's limits", l->grid[0],
+                 l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
             return false;
         }
     }
@@ -419,7 +438,8 @@ static void cmd_measure(json_t *req) {
     launch_cfg l = {.smem = (unsigned)smem};
     if (!cubin || !kernel || smem < 0 || smem > 0x7fffffff || reps < 1 || reps > 100000 ||
         !read_dims(req, "grid", l.grid) || !read_dims(req, "block", l.block)) {
-        fail("bad_request", "measure needs cubin, kernel, grid[3], block[3], smem and reps in range");
+        fail("bad_request",
+             "measure needs cubin, kernel, grid[3], block[3], smem and reps in range");
         return;
     }
     if (!dims_fit(&l)) return;
@@ -436,16 +456,18 @@ static void cmd_measure(json_t *req) {
     } else if ((r = drv.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                            (int)smem)) != CUDA_SUCCESS) {
         fail_cuda("launch_refused", "asking for the shared memory", r);
-    } else if (drv.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.fn) ==
-                   CUDA_SUCCESS && threads > (unsigned)max_threads) {
+    } else if (drv.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                      l.fn) == CUDA_SUCCESS &&
+               threads > (unsigned)max_threads) {
         fail("launch_refused", "%u threads per block asked; this kernel allows at most %d", threads,
              max_threads);
-    } else if ((r = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, l.fn, (int)threads,
-                                                                      (size_t)smem)) != CUDA_SUCCESS) {
+    } else if ((r = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &occ, l.fn, (int)threads, (size_t)smem)) != CUDA_SUCCESS) {
         fail_cuda("launch_refused", "computing occupancy", r);
     } else if (occ == 0) {
-        fail("launch_refused", "no block of %u threads with %lld bytes of shared memory fits on an SM",
-             threads, (long long)smem);
+        fail("launch_refused",
+             "no block of %u threads with %lld bytes of shared memory fits on an SM", threads,
+             (long long)smem);
     } else if (resident > occ) {
         fail("over_occupancy", "only %d blocks of this variant fit on an SM, not %lld", occ,
              (long long)resident);
@@ -457,7 +479,8 @@ static void cmd_measure(json_t *req) {
 
 /* One of the ceilings: a copy kernel, a device-to-device memcpy, or the FMA
  * peak kernel, chosen by `what`. */
-static CUresult ceiling_step(int what, CUdeviceptr a, CUdeviceptr b, unsigned long long n4, int iters) {
+static CUresult ceiling_step(int what, CUdeviceptr a, CUdeviceptr b, unsigned long long n4,
+                             int iters) {
     unsigned grid = (unsigned)R.sms * 8;
     if (what == 0) {
         void *args[] = {&a, &b, &n4};
@@ -554,13 +577,20 @@ static bool handle(const char *line) {
     json_t *req = json_loads(line, 0, &je);
     const char *op = json_string_value(json_object_get(req, "op"));
     bool go_on = true;
-    if (!op) fail("bad_request", "not a JSON request with an \"op\": %.200s", line);
-    else if (!strcmp(op, "hello")) cmd_hello(req);
-    else if (!strcmp(op, "problem")) cmd_problem(req);
-    else if (!strcmp(op, "measure")) cmd_measure(req);
-    else if (!strcmp(op, "floor")) cmd_floor();
-    else if (!strcmp(op, "quit")) go_on = false;
-    else fail("bad_request", "unknown op '%.64s'", op);
+    if (!op)
+        fail("bad_request", "not a JSON request with an \"op\": %.200s", line);
+    else if (!strcmp(op, "hello"))
+        cmd_hello(req);
+    else if (!strcmp(op, "problem"))
+        cmd_problem(req);
+    else if (!strcmp(op, "measure"))
+        cmd_measure(req);
+    else if (!strcmp(op, "floor"))
+        cmd_floor();
+    else if (!strcmp(op, "quit"))
+        go_on = false;
+    else
+        fail("bad_request", "unknown op '%.64s'", op);
     json_decref(req);
     return go_on;
 }
@@ -585,7 +615,8 @@ int main(int argc, char **argv) {
         /* Every request gets the same answer: there is no GPU. */
         char *line = NULL;
         size_t cap = 0;
-        while (getline(&line, &cap, in) > 0) fail("no_gpu", "%s", why);
+        while (getline(&line, &cap, in) > 0)
+            fail("no_gpu", "%s", why);
         free(line);
         return 1;
     }

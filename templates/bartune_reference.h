@@ -26,12 +26,12 @@
 
 typedef struct {
     const char *name;
-    const char *type;  /* "float", "double", "int", ... as declared */
-    const char *role;  /* "in", "out", "inout" */
-    size_t length;     /* elements */
-    const void *data;  /* in, inout: the inputs as generated; out: NULL */
-    void *expect;      /* out, inout: the reference writes the expected values */
-    double *bound;     /* verify = "bound": the allowed error per element; else NULL */
+    const char *type; /* "float", "double", "int", ... as declared */
+    const char *role; /* "in", "out", "inout" */
+    size_t length;    /* elements */
+    const void *data; /* in, inout: the inputs as generated; out: NULL */
+    void *expect;     /* out, inout: the reference writes the expected values */
+    double *bound;    /* verify = "bound": the allowed error per element; else NULL */
 } bt_buffer;
 
 typedef struct {

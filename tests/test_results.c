@@ -19,8 +19,8 @@ static int failures;
         }                                                                                          \
     } while (0)
 
-static device_info dev = {.name = "Test GPU", .cc_major = 9, .cc_minor = 0, .sms = 4,
-                          .driver = "1.0"};
+static device_info dev = {
+    .name = "Test GPU", .cc_major = 9, .cc_minor = 0, .sms = 4, .driver = "1.0"};
 static const char *KEY = "test-gpu-sm90";
 
 static json_t *record(const char *status, double ms, long long n) {
@@ -29,8 +29,13 @@ static json_t *record(const char *status, double ms, long long n) {
     snprintf(stages, sizeof stages, "%d", (int)(ms * 10));
     config_set(&params, "stages", stages);
     json_t *sizes = json_pack("{s:I}", "n", (json_int_t)n);
-    record_base b = {.space = "sp", .problem = "p", .fingerprint = "fp", .nvcc = "13.0",
-                     .dev = &dev, .sizes = sizes, .seed = 1};
+    record_base b = {.space = "sp",
+                     .problem = "p",
+                     .fingerprint = "fp",
+                     .nvcc = "13.0",
+                     .dev = &dev,
+                     .sizes = sizes,
+                     .seed = 1};
     char id[17];
     record_id(stages, &launch, sizes, id);
     json_t *rec = record_new(&b, &params, &derived, &launch, id, "key", "hash", status);
@@ -56,7 +61,9 @@ static void append_raw(const char *path, const char *text) {
     close(fd);
 }
 
-static char *line_of(json_t *rec) { return json_dumps(rec, JSON_COMPACT); }
+static char *line_of(json_t *rec) {
+    return json_dumps(rec, JSON_COMPACT);
+}
 
 /* A file holding `text` must be refused with a message containing `want`. */
 static void expect_refused(const char *dir, const char *text, const char *want) {
@@ -66,7 +73,8 @@ static void expect_refused(const char *dir, const char *text, const char *want) 
     char *err = NULL;
     json_t *recs = results_load(path, KEY, &dropped, &err);
     EXPECT(recs == NULL);
-    if (!err || !strstr(err, want)) fprintf(stderr, "message '%s' lacks '%s'\n", err ? err : "", want);
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "message '%s' lacks '%s'\n", err ? err : "", want);
     EXPECT(err && strstr(err, want));
     json_decref(recs);
     free(err);
@@ -98,7 +106,8 @@ int main(void) {
     EXPECT(json_number_value(json_object_get(results_best(recs, n50), "median_ms")) == 0.7);
     EXPECT(json_number_value(json_object_get(results_best(recs, NULL), "median_ms")) == 0.7);
     json_t *part = json_pack("{s:i}", "stages", 20);
-    EXPECT(json_number_value(json_object_get(results_best_matching(recs, part, NULL), "median_ms")) == 2.0);
+    EXPECT(json_number_value(
+               json_object_get(results_best_matching(recs, part, NULL), "median_ms")) == 2.0);
     json_decref(part);
     json_decref(recs);
 

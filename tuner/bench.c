@@ -72,7 +72,9 @@ static bool measure_ceilings(gpu *g, ceilings *c) {
     c->dtod_gbps = json_number_value(json_object_get(ans, "dtod_gbps"));
     c->fma_per_s = json_number_value(json_object_get(ans, "fma_per_s"));
     bool ok = r == RUNNER_OK && c->copy_gbps > 0 && c->dtod_gbps > 0 && c->fma_per_s > 0;
-    if (!ok) msg_error("measuring the ceilings failed: %s", json_string_value(json_object_get(ans, "message")));
+    if (!ok)
+        msg_error("measuring the ceilings failed: %s",
+                  json_string_value(json_object_get(ans, "message")));
     json_decref(ans);
     return ok;
 }
@@ -106,7 +108,8 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
            "x best", "config");
     free(at);
     double best_ms = 0, ms;
-    int rc = bench_one(g, comp, "tuned best", best, floor_ms, 0, &best_ms) ? EXIT_OK : EXIT_FAILURE_;
+    int rc =
+        bench_one(g, comp, "tuned best", best, floor_ms, 0, &best_ms) ? EXIT_OK : EXIT_FAILURE_;
     int count;
     const named_config *named = space_named(g->s, &count);
     for (int i = 0; i < count; i++) {
@@ -114,8 +117,10 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
         json_t *part = config_json(&named[i].cfg);
         json_t *rec = best_current(g->s, recs, sizes, part, &older);
         json_decref(part);
-        if (!rec) printf("  %-26s (no verified record; run bartune run)\n", named[i].label);
-        else bench_one(g, comp, named[i].label, rec, floor_ms, best_ms, &ms);
+        if (!rec)
+            printf("  %-26s (no verified record; run bartune run)\n", named[i].label);
+        else
+            bench_one(g, comp, named[i].label, rec, floor_ms, best_ms, &ms);
     }
     return rc;
 }
@@ -142,7 +147,10 @@ int cmd_bench(const options *o) {
     }
     char arch[16];
     device_arch(&g.dev, arch);
-    compiler comp = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = 1,
+    compiler comp = {.nvcc = o->nvcc,
+                     .cache_dir = o->cache,
+                     .arch = arch,
+                     .jobs = 1,
                      .timeout = o->compile_timeout};
     ceilings c;
     if (rc == EXIT_OK && (!compiler_init(&comp) || !measure_ceilings(&g, &c))) rc = EXIT_FAILURE_;

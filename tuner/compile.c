@@ -2,8 +2,8 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +23,14 @@ enum { N_FLAGS = sizeof FLAGS / sizeof FLAGS[0] };
 
 const char *compile_status_name(compile_status s) {
     switch (s) {
-    case COMPILE_OK: return "ok";
-    case COMPILE_ERROR: return "compile_error";
-    case COMPILE_TIMEOUT: return "compile_timeout";
-    default: return "pending";
+    case COMPILE_OK:
+        return "ok";
+    case COMPILE_ERROR:
+        return "compile_error";
+    case COMPILE_TIMEOUT:
+        return "compile_timeout";
+    default:
+        return "pending";
     }
 }
 
@@ -89,7 +93,8 @@ void compile_key(const compiler *c, compile_job *job) {
     XXH3_state_t *st = XXH3_createState();
     XXH3_128bits_reset(st);
     XXH3_128bits_update(st, job->source, strlen(job->source) + 1);
-    for (int i = 0; i < N_FLAGS; i++) XXH3_128bits_update(st, FLAGS[i], strlen(FLAGS[i]) + 1);
+    for (int i = 0; i < N_FLAGS; i++)
+        XXH3_128bits_update(st, FLAGS[i], strlen(FLAGS[i]) + 1);
     XXH3_128bits_update(st, c->arch, strlen(c->arch) + 1);
     XXH3_128bits_update(st, c->version, strlen(c->version) + 1);
     XXH128_hash_t h = XXH3_128bits_digest(st);
@@ -102,8 +107,10 @@ static int field_before(const char *log, const char *label) {
     /* "... 40 registers" -> 40: the number just before `label`. */
     const char *p = strstr(log, label);
     if (!p) return 0;
-    while (p > log && p[-1] == ' ') p--;
-    while (p > log && p[-1] >= '0' && p[-1] <= '9') p--;
+    while (p > log && p[-1] == ' ')
+        p--;
+    while (p > log && p[-1] >= '0' && p[-1] <= '9')
+        p--;
     return atoi(p);
 }
 
@@ -173,7 +180,8 @@ static bool start_one(const compiler *c, compile_job *job, running *r) {
     char *argv[N_FLAGS + 8];
     int a = 0;
     argv[a++] = (char *)c->nvcc;
-    for (int i = 0; i < N_FLAGS; i++) argv[a++] = (char *)FLAGS[i];
+    for (int i = 0; i < N_FLAGS; i++)
+        argv[a++] = (char *)FLAGS[i];
     argv[a++] = arch;
     argv[a++] = (char *)"-o";
     argv[a++] = r->tmp_cubin;

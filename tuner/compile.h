@@ -13,11 +13,11 @@ typedef struct {
 } resources;
 
 typedef struct {
-    const char *source;   /* rendered .cu (not owned) */
-    char key[33];         /* hex of the 128-bit content hash */
-    char *cubin;          /* cache/<key>.cubin once compiled */
+    const char *source; /* rendered .cu (not owned) */
+    char key[33];       /* hex of the 128-bit content hash */
+    char *cubin;        /* cache/<key>.cubin once compiled */
     compile_status status;
-    char *log;            /* nvcc's output: errors or ptxas' report */
+    char *log; /* nvcc's output: errors or ptxas' report */
     resources res;
     bool cached;
 } compile_job;

@@ -34,7 +34,8 @@ long long config_get_int(const config *c, const char *name, long long fallback) 
 
 void config_copy(config *dst, const config *src) {
     memset(dst, 0, sizeof *dst);
-    for (int i = 0; i < src->count; i++) config_set(dst, src->items[i].name, src->items[i].value);
+    for (int i = 0; i < src->count; i++)
+        config_set(dst, src->items[i].name, src->items[i].value);
 }
 
 void config_free(config *c) {
@@ -55,14 +56,16 @@ char *config_describe(const config *c) {
 
 void config_merge(config *dst, const config *a, const config *b) {
     config_copy(dst, a);
-    for (int i = 0; b && i < b->count; i++) config_set(dst, b->items[i].name, b->items[i].value);
+    for (int i = 0; b && i < b->count; i++)
+        config_set(dst, b->items[i].name, b->items[i].value);
 }
 
 void variant_set_free(variant_set *s) {
     for (int i = 0; i < s->count; i++) {
         config_free(&s->items[i].params);
         config_free(&s->items[i].derived);
-        for (int k = 0; k < s->items[i].n_launches; k++) config_free(&s->items[i].launches[k]);
+        for (int k = 0; k < s->items[i].n_launches; k++)
+            config_free(&s->items[i].launches[k]);
         free(s->items[i].launches);
     }
     free(s->items);

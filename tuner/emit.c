@@ -29,13 +29,14 @@ typedef struct {
     char name[128]; /* device name */
     int major, minor;
     char ns[240];
-    char *summary;  /* config and launch values */
-    json_t *sizes;  /* the size tuple it was tuned at (NULL: portable) */
+    char *summary; /* config and launch values */
+    json_t *sizes; /* the size tuple it was tuned at (NULL: portable) */
 } emitted;
 
 static void identifier_of(const char *text, char *out, size_t size) {
     size_t o = 0;
-    for (const char *p = text; *p && o + 1 < size; p++) out[o++] = isalnum((unsigned char)*p) ? *p : '_';
+    for (const char *p = text; *p && o + 1 < size; p++)
+        out[o++] = isalnum((unsigned char)*p) ? *p : '_';
     out[o] = '\0';
 }
 
@@ -43,9 +44,12 @@ static void identifier_of(const char *text, char *out, size_t size) {
  * the literal or start code. */
 static void sb_c_string(strbuf *b, const char *text) {
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '"' || *p == '\\') sb_printf(b, "\\%c", *p);
-        else if (*p < 32 || *p >= 127 || *p == '?') sb_printf(b, "\\%03o", *p);
-        else sb_printf(b, "%c", *p);
+        if (*p == '"' || *p == '\\')
+            sb_printf(b, "\\%c", *p);
+        else if (*p < 32 || *p >= 127 || *p == '?')
+            sb_printf(b, "\\%03o", *p);
+        else
+            sb_printf(b, "%c", *p);
     }
 }
 
@@ -73,7 +77,8 @@ static char *signature(json_t *problem, bool decl) {
     json_t *name;
     size_t i;
     json_array_foreach(json_object_get(problem, "signature"), i, name) {
-        char *d = decl ? param_decl(problem, json_string_value(name)) : xstrdup(json_string_value(name));
+        char *d =
+            decl ? param_decl(problem, json_string_value(name)) : xstrdup(json_string_value(name));
         sb_printf(&b, "%s%s", i ? ", " : "", d);
         free(d);
     }
@@ -81,34 +86,38 @@ static char *signature(json_t *problem, bool decl) {
 }
 
 static void sb_expr(strbuf *b, json_t *v) {
-    if (json_is_integer(v)) sb_printf(b, "%lldLL", (long long)json_integer_value(v));
-    else sb_printf(b, "(%s)", json_string_value(v));
+    if (json_is_integer(v))
+        sb_printf(b, "%lldLL", (long long)json_integer_value(v));
+    else
+        sb_printf(b, "(%s)", json_string_value(v));
 }
 
 /* The launcher generated from the space's launch() run over symbols: the
  * same geometry the runner launched, computed from the call's sizes. */
 static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
     char *decl = signature(problem, true);
-    sb_printf(b,
-              "inline long long bt_min(long long a, long long b) { return a < b ? a : b; }\n"
-              "inline long long bt_max(long long a, long long b) { return a > b ? a : b; }\n"
-              "inline long long bt_ceil_div(long long a, long long b) { return (a + b - 1) / b; }\n\n"
-              "// Whether this binary holds the kernel for the current device's architecture.\n"
-              "inline bool usable() {\n"
-              "    static signed char cache[64];  // per device: 0 unknown, 1 no, 2 yes\n"
-              "    int dev = 0;\n"
-              "    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;\n"
-              "    if (!cache[dev]) {\n"
-              "        cudaFuncAttributes a;\n"
-              "        bool ok = cudaFuncGetAttributes(&a, kernel) == cudaSuccess && a.ptxVersion >= %d;\n"
-              "        (void)cudaGetLastError();\n"
-              "        cache[dev] = ok ? 2 : 1;\n"
-              "    }\n"
-              "    return cache[dev] == 2;\n"
-              "}\n\n"
-              "// Launch geometry from the space's launch(), as measured.\n"
-              "inline cudaError_t launch_kernel(%s, cudaStream_t stream) {\n",
-              min_cc, decl);
+    sb_printf(
+        b,
+        "inline long long bt_min(long long a, long long b) { return a < b ? a : b; }\n"
+        "inline long long bt_max(long long a, long long b) { return a > b ? a : b; }\n"
+        "inline long long bt_ceil_div(long long a, long long b) { return (a + b - 1) / b; }\n\n"
+        "// Whether this binary holds the kernel for the current device's architecture.\n"
+        "inline bool usable() {\n"
+        "    static signed char cache[64];  // per device: 0 unknown, 1 no, 2 yes\n"
+        "    int dev = 0;\n"
+        "    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;\n"
+        "    if (!cache[dev]) {\n"
+        "        cudaFuncAttributes a;\n"
+        "        bool ok = cudaFuncGetAttributes(&a, kernel) == cudaSuccess && a.ptxVersion >= "
+        "%d;\n"
+        "        (void)cudaGetLastError();\n"
+        "        cache[dev] = ok ? 2 : 1;\n"
+        "    }\n"
+        "    return cache[dev] == 2;\n"
+        "}\n\n"
+        "// Launch geometry from the space's launch(), as measured.\n"
+        "inline cudaError_t launch_kernel(%s, cudaStream_t stream) {\n",
+        min_cc, decl);
     free(decl);
     json_t *z;
     size_t i;
@@ -118,7 +127,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
     }
     sb_printf(b, "    int bt_dev = 0, bt_sms = 0;\n"
                  "    cudaError_t e = cudaGetDevice(&bt_dev);\n"
-                 "    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);\n"
+                 "    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&bt_sms, "
+                 "cudaDevAttrMultiProcessorCount, bt_dev);\n"
                  "    if (e != cudaSuccess) return e;\n");
     const char *dims[] = {"grid", "block"};
     for (int d = 0; d < 2; d++)
@@ -129,14 +139,19 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
         }
     sb_printf(b, "    const long long smem = ");
     sb_expr(b, json_object_get(geo, "smem"));
-    sb_printf(b, ";\n"
-                 "    if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // nothing to do\n"
-                 "    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);\n"
-                 "    if (e != cudaSuccess) return e;\n"
-                 "    kernel<<<dim3((unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z),\n"
-                 "             dim3((unsigned)block_x, (unsigned)block_y, (unsigned)block_z), (size_t)smem, stream>>>(");
+    sb_printf(
+        b,
+        ";\n"
+        "    if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // nothing to do\n"
+        "    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+        "(int)smem);\n"
+        "    if (e != cudaSuccess) return e;\n"
+        "    kernel<<<dim3((unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z),\n"
+        "             dim3((unsigned)block_x, (unsigned)block_y, (unsigned)block_z), (size_t)smem, "
+        "stream>>>(");
     json_t *a;
-    json_array_foreach(json_object_get(problem, "args"), i, a) sb_printf(b, "%s%s", i ? ", " : "", json_string_value(a));
+    json_array_foreach(json_object_get(problem, "args"), i, a)
+        sb_printf(b, "%s%s", i ? ", " : "", json_string_value(a));
     sb_printf(b, ");\n    return cudaGetLastError();\n}\n");
 }
 
@@ -162,9 +177,12 @@ static char *render_variant(space *s, const device_info *d, const config *params
         if (*host) {
             sb_printf(&b, "\n%s", host);
         } else {
-            char *decl = signature(space_problem(s), true), *names = signature(space_problem(s), false);
-            sb_printf(&b, "\ninline cudaError_t run(%s, cudaStream_t stream) {\n"
-                          "    return launch_kernel(%s, stream);\n}\n", decl, names);
+            char *decl = signature(space_problem(s), true),
+                 *names = signature(space_problem(s), false);
+            sb_printf(&b,
+                      "\ninline cudaError_t run(%s, cudaStream_t stream) {\n"
+                      "    return launch_kernel(%s, stream);\n}\n",
+                      decl, names);
             free(decl);
             free(names);
         }
@@ -230,7 +248,8 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         json_t *best = best_current(s, recs, sizes, NULL, &older);
         if (older)
             msg_warn("%s: %d faster record(s) were measured with an earlier version of %s; bartune "
-                     "run measures them again", records_path, older, space_file(s));
+                     "run measures them again",
+                     records_path, older, space_file(s));
         if (!best || *n >= MAX_EMITTED) continue;
         device_info d;
         record_device(best, &d);
@@ -259,8 +278,9 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
             char *src = render_variant(s, &d, &params, &launch, e->ns, min_cc_of(best));
             char *at = sizes_describe(sizes);
             if (src) {
-                sb_printf(&body, "// Best verified variant at %s: median %.4f ms (min %.4f, max %.4f),\n"
-                                 "// measured %s with nvcc %s.\n// config: ",
+                sb_printf(&body,
+                          "// Best verified variant at %s: median %.4f ms (min %.4f, max %.4f),\n"
+                          "// measured %s with nvcc %s.\n// config: ",
                           at, json_number_value(json_object_get(best, "median_ms")),
                           json_number_value(json_object_get(best, "min_ms")),
                           json_number_value(json_object_get(best, "max_ms")),
@@ -281,14 +301,19 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         char *dir = path_join(kernels_dir, key);
         char *file = xasprintf("%s/%s.cuh", dir, space_name(s));
         strbuf b = {0};
-        sb_printf(&b, "// Generated by bartune from %s; do not edit (run bartune emit).\n"
-                      "// Tuned variants of '%s' on ", space_file(s), space_name(s));
+        sb_printf(&b,
+                  "// Generated by bartune from %s; do not edit (run bartune emit).\n"
+                  "// Tuned variants of '%s' on ",
+                  space_file(s), space_name(s));
         sb_c_string(&b, devs[first].name);
         sb_printf(&b, " (compute capability %d.%d).\n#pragma once\n%s", devs[first].major,
                   devs[first].minor, body.data);
         ok = mkdir_p(dir) && write_file_atomic(file, b.data, b.len);
-        if (!ok) msg_error("cannot write %s: %s", file, strerror(errno));
-        else fprintf(stderr, "bartune: wrote %s (%d variant%s)\n", file, *n - first, *n - first == 1 ? "" : "s");
+        if (!ok)
+            msg_error("cannot write %s: %s", file, strerror(errno));
+        else
+            fprintf(stderr, "bartune: wrote %s (%d variant%s)\n", file, *n - first,
+                    *n - first == 1 ? "" : "s");
         free(b.data);
         free(dir);
         free(file);
@@ -359,25 +384,28 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
     json_t *problem = space_problem(s);
     char *decl = signature(problem, true), *names = signature(problem, false);
     strbuf b = {0};
-    sb_printf(&b,
-              "// Generated by bartune from %s; do not edit (run bartune emit).\n"
-              "// cudaError_t bartune_%s(%s, cudaStream_t stream = 0)\n"
-              "// runs the variant tuned for the current device (matched by name and compute\n"
-              "// capability) at the tuned size nearest to the call's (least sum over sizes of\n"
-              "// |log2(call / tuned)|), or a portable variant on any other GPU or when the binary\n"
-              "// lacks the tuned architecture (build with -arch=native or e.g. -arch=sm_90).\n"
-              "// Includable from any number of translation units.\n"
-              "#pragma once\n#include <cuda_runtime.h>\n#include <math.h>\n#include <string.h>\n\n"
-              "#include \"portable/%s.cuh\"\n",
-              space_file(s), sp, decl, sp);
+    sb_printf(
+        &b,
+        "// Generated by bartune from %s; do not edit (run bartune emit).\n"
+        "// cudaError_t bartune_%s(%s, cudaStream_t stream = 0)\n"
+        "// runs the variant tuned for the current device (matched by name and compute\n"
+        "// capability) at the tuned size nearest to the call's (least sum over sizes of\n"
+        "// |log2(call / tuned)|), or a portable variant on any other GPU or when the binary\n"
+        "// lacks the tuned architecture (build with -arch=native or e.g. -arch=sm_90).\n"
+        "// Includable from any number of translation units.\n"
+        "#pragma once\n#include <cuda_runtime.h>\n#include <math.h>\n#include <string.h>\n\n"
+        "#include \"portable/%s.cuh\"\n",
+        space_file(s), sp, decl, sp);
     for (int i = 0; i < n; i++) {
         bool again = false;
-        for (int k = 0; k < i; k++) again = again || !strcmp(devs[k].key, devs[i].key);
+        for (int k = 0; k < i; k++)
+            again = again || !strcmp(devs[k].key, devs[i].key);
         if (!again) sb_printf(&b, "#include \"%s/%s.cuh\"\n", devs[i].key, sp);
     }
     sb_printf(&b,
               "\nnamespace bartune_%s_dispatch {\n"
-              "inline double bt_dist(double call, double tuned) { return fabs(log2((call + 1) / (tuned + 1))); }\n\n"
+              "inline double bt_dist(double call, double tuned) { return fabs(log2((call + 1) / "
+              "(tuned + 1))); }\n\n"
               "// Which device entry the current device is: -1 none. Cached per device.\n"
               "inline bool is_device(const char *name, int major, int minor) {\n"
               "    static const char *cache[64];\n"
@@ -393,7 +421,8 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               "        cminor[dev] = p.minor;\n"
               "        cache[dev] = names[dev];\n"
               "    }\n"
-              "    return cmajor[dev] == major && cminor[dev] == minor && strcmp(cache[dev], name) == 0;\n"
+              "    return cmajor[dev] == major && cminor[dev] == minor && strcmp(cache[dev], name) "
+              "== 0;\n"
               "}\n\n"
               "// The tuned variant to run for this call: -1 for the portable one.\n"
               "inline int choose(%s) {\n"
@@ -402,7 +431,8 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
     for (int i = 0; i < n; i++) {
         sb_printf(&b, "    if (is_device(\"");
         sb_c_string(&b, devs[i].name);
-        sb_printf(&b, "\", %d, %d) && %s::usable() && (d = ", devs[i].major, devs[i].minor, devs[i].ns);
+        sb_printf(&b, "\", %d, %d) && %s::usable() && (d = ", devs[i].major, devs[i].minor,
+                  devs[i].ns);
         sb_distance(&b, devs[i].sizes);
         sb_printf(&b, ") < best) best = d, pick = %d;\n", i);
     }
@@ -412,9 +442,10 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
     json_array_foreach(json_object_get(problem, "signature"), i, name)
         sb_printf(&b, "    (void)%s;\n", json_string_value(name));
     sb_printf(&b, "    return pick;\n}\n}  // namespace bartune_%s_dispatch\n\n", sp);
-    sb_printf(&b, "// Which variant bartune_%s would run for this call on the current device.\n"
-                  "inline const char *bartune_%s_variant(%s) {\n"
-                  "    switch (bartune_%s_dispatch::choose(%s)) {\n",
+    sb_printf(&b,
+              "// Which variant bartune_%s would run for this call on the current device.\n"
+              "inline const char *bartune_%s_variant(%s) {\n"
+              "    switch (bartune_%s_dispatch::choose(%s)) {\n",
               sp, sp, decl, sp, names);
     for (int k = 0; k < n; k++) {
         char *at = sizes_describe(devs[k].sizes);
@@ -428,16 +459,20 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
         free(at);
     }
     sb_printf(&b, "    default: return \"portable\";\n    }\n}\n\n");
-    sb_printf(&b, "inline cudaError_t bartune_%s(%s, cudaStream_t stream = 0) {\n"
-                  "    switch (bartune_%s_dispatch::choose(%s)) {\n",
+    sb_printf(&b,
+              "inline cudaError_t bartune_%s(%s, cudaStream_t stream = 0) {\n"
+              "    switch (bartune_%s_dispatch::choose(%s)) {\n",
               sp, decl, sp, names);
     for (int k = 0; k < n; k++)
         sb_printf(&b, "    case %d: return %s::run(%s, stream);\n", k, devs[k].ns, names);
     sb_printf(&b, "    default: return %s::run(%s, stream);\n    }\n}\n", portable->ns, names);
     char *file = xasprintf("%s/%s.cuh", kernels_dir, sp);
     bool ok = write_file_atomic(file, b.data, b.len);
-    if (!ok) msg_error("cannot write %s: %s", file, strerror(errno));
-    else fprintf(stderr, "bartune: wrote %s (%d tuned variant%s + portable)\n", file, n, n == 1 ? "" : "s");
+    if (!ok)
+        msg_error("cannot write %s: %s", file, strerror(errno));
+    else
+        fprintf(stderr, "bartune: wrote %s (%d tuned variant%s + portable)\n", file, n,
+                n == 1 ? "" : "s");
     free(file);
     free(b.data);
     free(decl);

@@ -45,7 +45,8 @@ int gpu_open(gpu *g, const options *o, space *s) {
     }
     g->log = path_join(o->cache, "runner.log");
     if (!start(g, &why)) {
-        msg_error("no GPU to measure on: %s\n(list, render, compile and emit work without one)", why);
+        msg_error("no GPU to measure on: %s\n(list, render, compile and emit work without one)",
+                  why);
         free(why);
         return EXIT_NO_GPU;
     }
@@ -76,15 +77,16 @@ static json_t *kernel_args(gpu *g) {
         const char *n = json_string_value(name);
         json_t *arg = NULL, *e;
         size_t k;
-        json_array_foreach(json_object_get(g->instance, "buffers"), k, e)
-            if (!strcmp(json_string_value(json_object_get(e, "name")), n))
-                arg = json_pack("{s:s}", "buffer", n);
+        json_array_foreach(json_object_get(g->instance, "buffers"), k,
+                           e) if (!strcmp(json_string_value(json_object_get(e, "name")), n)) arg =
+            json_pack("{s:s}", "buffer", n);
         const char *lists[] = {"sizes", "scalars"};
         for (int l = 0; l < 2 && !arg; l++)
-            json_array_foreach(json_object_get(g->instance, lists[l]), k, e)
-                if (!arg && !strcmp(json_string_value(json_object_get(e, "name")), n))
-                    arg = json_pack("{s:O, s:O}", "type", json_object_get(e, "type"), "value",
-                                    json_object_get(e, "value"));
+            json_array_foreach(json_object_get(g->instance, lists[l]), k,
+                               e) if (!arg &&
+                                      !strcmp(json_string_value(json_object_get(e, "name")), n))
+                arg = json_pack("{s:O, s:O}", "type", json_object_get(e, "type"), "value",
+                                json_object_get(e, "value"));
         json_array_append_new(args, arg ? arg : json_null());
     }
     return args;
@@ -118,7 +120,8 @@ static bool setup(gpu *g) {
     if (cache) json_object_set_new(req, "cache", json_string(cache));
     free(cache);
     char *desc = json_dumps(g->sizes, JSON_COMPACT);
-    progress("preparing %s at %s (inputs and CPU reference)", json_string_value(json_object_get(problem, "name")), desc);
+    progress("preparing %s at %s (inputs and CPU reference)",
+             json_string_value(json_object_get(problem, "name")), desc);
     json_t *ans;
     runner_result r = runner_request(&g->runner, req, SETUP_TIMEOUT, &ans);
     progress_end();
@@ -163,15 +166,16 @@ static char *check_geometry(json_t *geo) {
             json_t *v = json_array_get(json_object_get(geo, dims[d]), i);
             long long x = json_integer_value(v);
             if (!json_is_integer(v) || x < 1 || x > 0x7fffffff)
-                return xasprintf("launch() gave %s[%zu] = %lld, outside 1..2^31-1", dims[d], i + 1, x);
+                return xasprintf("launch() gave %s[%zu] = %lld, outside 1..2^31-1", dims[d], i + 1,
+                                 x);
         }
     long long smem = json_integer_value(json_object_get(geo, "smem"));
     if (smem < 0 || smem > 0x7fffffff) return xasprintf("launch() gave smem = %lld", smem);
     return NULL;
 }
 
-bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r,
-                 json_t **answer, json_t **geometry) {
+bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r, json_t **answer,
+                 json_t **geometry) {
     char *err = NULL;
     *answer = NULL;
     *geometry = space_geometry(g->s, &g->dev, values, g->sizes, &err);
@@ -188,11 +192,11 @@ bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result 
         free(bad);
         return false;
     }
-    json_t *req = json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:i}", "op", "measure", "cubin", cubin,
-                            "kernel", "bartune_kernel", "grid", json_object_get(*geometry, "grid"),
-                            "block", json_object_get(*geometry, "block"), "smem",
-                            json_object_get(*geometry, "smem"), "resident",
-                            json_object_get(*geometry, "resident"), "reps", g->o->reps);
+    json_t *req =
+        json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:i}", "op", "measure", "cubin", cubin,
+                  "kernel", "bartune_kernel", "grid", json_object_get(*geometry, "grid"), "block",
+                  json_object_get(*geometry, "block"), "smem", json_object_get(*geometry, "smem"),
+                  "resident", json_object_get(*geometry, "resident"), "reps", g->o->reps);
     *r = runner_request(&g->runner, req, g->o->timeout + 10, answer);
     json_decref(req);
     return true;

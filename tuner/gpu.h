@@ -18,11 +18,11 @@ typedef struct {
     device_info dev;
     char key[160], fingerprint[320];
     runner_client runner;
-    char *log;            /* the runner's stdout and stderr: kernels' printf lands here */
-    char *reference_lib;  /* the problem's CPU reference, built */
+    char *log;           /* the runner's stdout and stderr: kernels' printf lands here */
+    char *reference_lib; /* the problem's CPU reference, built */
     char ref_key[17];
-    json_t *sizes;        /* set up at these (object), or NULL */
-    json_t *instance;     /* the space's instance at them */
+    json_t *sizes;    /* set up at these (object), or NULL */
+    json_t *instance; /* the space's instance at them */
 } gpu;
 
 /* Starts a runner, learns its device and builds the problem's reference.
@@ -35,8 +35,8 @@ bool gpu_problem(gpu *g, json_t *sizes, json_t *instance);
  * values): the runner's answer in *answer, the launch geometry used in
  * *geometry (NULL when launch() failed: then false is returned and the
  * error printed; the run must stop). */
-bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r,
-                 json_t **answer, json_t **geometry);
+bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r, json_t **answer,
+                 json_t **geometry);
 /* After a crash, hang or sticky error: a new runner with the same problem. */
 bool gpu_restart(gpu *g);
 

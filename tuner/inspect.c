@@ -82,7 +82,10 @@ int cmd_compile(const options *o) {
     if (!s) return rc;
     char arch[16];
     device_arch(&d, arch);
-    compiler c = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = o->jobs,
+    compiler c = {.nvcc = o->nvcc,
+                  .cache_dir = o->cache,
+                  .arch = arch,
+                  .jobs = o->jobs,
                   .timeout = o->compile_timeout};
     compile_job *jobs = calloc((size_t)vs.count, sizeof *jobs);
     char **sources = calloc((size_t)vs.count, sizeof *sources);
@@ -99,7 +102,8 @@ int cmd_compile(const options *o) {
         jobs[i].source = sources[i];
         compile_key(&c, &jobs[i]);
     }
-    if (rc == EXIT_OK && !compile_all(&c, jobs, vs.count, compile_tick, NULL)) rc = EXIT_INTERRUPTED;
+    if (rc == EXIT_OK && !compile_all(&c, jobs, vs.count, compile_tick, NULL))
+        rc = EXIT_INTERRUPTED;
     progress_end();
     int failed = 0;
     for (int i = 0; i < vs.count && rc == EXIT_OK; i++) {

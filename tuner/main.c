@@ -122,7 +122,8 @@ static bool parse_size(const char *s, struct size_override *out) {
     const char *eq = strchr(s, '=');
     if (!eq || eq == s || (size_t)(eq - s) > 64) return false;
     for (const char *p = s; p < eq; p++)
-        if (!(isalnum((unsigned char)*p) || *p == '_') || (p == s && isdigit((unsigned char)*p))) return false;
+        if (!(isalnum((unsigned char)*p) || *p == '_') || (p == s && isdigit((unsigned char)*p)))
+            return false;
     out->name = strndup(s, (size_t)(eq - s));
     return parse_integer(eq + 1, 0, (1LL << 62), &out->value);
 }
@@ -140,29 +141,56 @@ int main(int argc, char **argv) {
     if (!cmd) return usage_error(NULL, "unknown command '%s'", argv[1]);
 
     char *here = self_dir();
-    options o = {.command = cmd->name, .root = BARTUNE_ROOT, .nvcc = BARTUNE_NVCC, .jobs = 0,
-                 .reps = 20, .timeout = 10, .compile_timeout = 120};
+    options o = {.command = cmd->name,
+                 .root = BARTUNE_ROOT,
+                 .nvcc = BARTUNE_NVCC,
+                 .jobs = 0,
+                 .reps = 20,
+                 .timeout = 10,
+                 .compile_timeout = 120};
     char *runner = path_join(here, "bartune-runner");
     char *cache = path_join(here, "variants");
     o.runner = runner;
     o.cache = cache;
 
-    enum { O_SIZE = 256, O_SEED, O_REPS, O_TIMEOUT, O_CTIMEOUT, O_RETIME, O_NOEMIT, O_RESULTS, O_KERNELS,
-           O_CACHE, O_ROOT, O_ARCH, O_RECORDS, O_NVCC, O_RUNNER, O_TEMPLATES };
+    enum {
+        O_SIZE = 256,
+        O_SEED,
+        O_REPS,
+        O_TIMEOUT,
+        O_CTIMEOUT,
+        O_RETIME,
+        O_NOEMIT,
+        O_RESULTS,
+        O_KERNELS,
+        O_CACHE,
+        O_ROOT,
+        O_ARCH,
+        O_RECORDS,
+        O_NVCC,
+        O_RUNNER,
+        O_TEMPLATES
+    };
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},         {"jobs", required_argument, NULL, 'j'},
-        {"size", required_argument, NULL, O_SIZE}, {"seed", required_argument, NULL, O_SEED},
+        {"help", no_argument, NULL, 'h'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"size", required_argument, NULL, O_SIZE},
+        {"seed", required_argument, NULL, O_SEED},
         {"reps", required_argument, NULL, O_REPS},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
-        {"retime", no_argument, NULL, O_RETIME},  {"no-emit", no_argument, NULL, O_NOEMIT},
+        {"retime", no_argument, NULL, O_RETIME},
+        {"no-emit", no_argument, NULL, O_NOEMIT},
         {"results", required_argument, NULL, O_RESULTS},
         {"kernels", required_argument, NULL, O_KERNELS},
-        {"cache", required_argument, NULL, O_CACHE}, {"root", required_argument, NULL, O_ROOT},
-        {"arch", required_argument, NULL, O_ARCH}, {"records", required_argument, NULL, O_RECORDS},
+        {"cache", required_argument, NULL, O_CACHE},
+        {"root", required_argument, NULL, O_ROOT},
+        {"arch", required_argument, NULL, O_ARCH},
+        {"records", required_argument, NULL, O_RECORDS},
         {"nvcc", required_argument, NULL, O_NVCC},
         {"runner", required_argument, NULL, O_RUNNER},
-        {"templates", required_argument, NULL, O_TEMPLATES}, {NULL, 0, NULL, 0}};
+        {"templates", required_argument, NULL, O_TEMPLATES},
+        {NULL, 0, NULL, 0}};
     char cmdspace[64];
     snprintf(cmdspace, sizeof cmdspace, "%s ", cmd->name);
     optind = 2;
@@ -173,43 +201,78 @@ int main(int argc, char **argv) {
     o.sizes = xmalloc(sizeof *o.sizes * (size_t)argc);
     while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(cmd->help, stdout); return EXIT_OK;
+        case 'h':
+            fputs(cmd->help, stdout);
+            return EXIT_OK;
         case 'j':
-            if (!parse_integer(optarg, 1, 1024, &iv)) return usage_error(cmdspace, "-j needs a count in 1..1024, got '%s'", optarg);
+            if (!parse_integer(optarg, 1, 1024, &iv))
+                return usage_error(cmdspace, "-j needs a count in 1..1024, got '%s'", optarg);
             o.jobs = (int)iv;
             break;
         case O_SIZE:
-            if (!parse_size(optarg, &o.sizes[o.n_sizes])) return usage_error(cmdspace, "--size needs NAME=INTEGER (0..2^62), got '%s'", optarg);
+            if (!parse_size(optarg, &o.sizes[o.n_sizes]))
+                return usage_error(cmdspace, "--size needs NAME=INTEGER (0..2^62), got '%s'",
+                                   optarg);
             o.n_sizes++;
             break;
         case O_SEED:
-            if (!parse_integer(optarg, 0, 0x7fffffffffffffffLL, &iv)) return usage_error(cmdspace, "--seed needs an integer >= 0, got '%s'", optarg);
+            if (!parse_integer(optarg, 0, 0x7fffffffffffffffLL, &iv))
+                return usage_error(cmdspace, "--seed needs an integer >= 0, got '%s'", optarg);
             o.seed = (unsigned long long)iv;
             break;
         case O_REPS:
-            if (!parse_integer(optarg, 10, 100000, &iv)) return usage_error(cmdspace, "--reps needs a count in 10..100000, got '%s'", optarg);
+            if (!parse_integer(optarg, 10, 100000, &iv))
+                return usage_error(cmdspace, "--reps needs a count in 10..100000, got '%s'",
+                                   optarg);
             o.reps = (int)iv;
             break;
         case O_TIMEOUT:
-            if (!parse_number(optarg, 0.1, 86400, &v)) return usage_error(cmdspace, "--timeout needs seconds in 0.1..86400, got '%s'", optarg);
+            if (!parse_number(optarg, 0.1, 86400, &v))
+                return usage_error(cmdspace, "--timeout needs seconds in 0.1..86400, got '%s'",
+                                   optarg);
             o.timeout = v;
             break;
         case O_CTIMEOUT:
-            if (!parse_number(optarg, 0.1, 86400, &v)) return usage_error(cmdspace, "--compile-timeout needs seconds in 0.1..86400, got '%s'", optarg);
+            if (!parse_number(optarg, 0.1, 86400, &v))
+                return usage_error(
+                    cmdspace, "--compile-timeout needs seconds in 0.1..86400, got '%s'", optarg);
             o.compile_timeout = v;
             break;
-        case O_RETIME: o.retime = true; break;
-        case O_NOEMIT: o.no_emit = true; break;
-        case O_RESULTS: o.results = optarg; break;
-        case O_KERNELS: o.kernels = optarg; break;
-        case O_CACHE: o.cache = optarg; break;
-        case O_ROOT: o.root = optarg; break;
-        case O_ARCH: o.arch = optarg; break;
-        case O_RECORDS: o.records = optarg; break;
-        case O_NVCC: o.nvcc = optarg; break;
-        case O_RUNNER: o.runner = optarg; break;
-        case O_TEMPLATES: o.templates = optarg; break;
-        default: return usage_error(cmdspace, "%s", "bad option");
+        case O_RETIME:
+            o.retime = true;
+            break;
+        case O_NOEMIT:
+            o.no_emit = true;
+            break;
+        case O_RESULTS:
+            o.results = optarg;
+            break;
+        case O_KERNELS:
+            o.kernels = optarg;
+            break;
+        case O_CACHE:
+            o.cache = optarg;
+            break;
+        case O_ROOT:
+            o.root = optarg;
+            break;
+        case O_ARCH:
+            o.arch = optarg;
+            break;
+        case O_RECORDS:
+            o.records = optarg;
+            break;
+        case O_NVCC:
+            o.nvcc = optarg;
+            break;
+        case O_RUNNER:
+            o.runner = optarg;
+            break;
+        case O_TEMPLATES:
+            o.templates = optarg;
+            break;
+        default:
+            return usage_error(cmdspace, "%s", "bad option");
         }
     }
     /* Positionals: the space, then k=v overrides. */
@@ -235,7 +298,8 @@ int main(int argc, char **argv) {
     int rc = cmd->fn(&o);
     proc_kill_all();
     free(over);
-    for (int i = 0; i < o.n_sizes; i++) free(o.sizes[i].name);
+    for (int i = 0; i < o.n_sizes; i++)
+        free(o.sizes[i].name);
     free(o.sizes);
     free(results);
     free(kernels);

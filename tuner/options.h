@@ -9,24 +9,24 @@ typedef struct {
     const char *space_path;
     char **overrides; /* "k=v" */
     int n_overrides;
-    const char *root;     /* holds gen/lib and templates/ */
+    const char *root;      /* holds gen/lib and templates/ */
     const char *templates; /* templates folder; NULL: root/templates */
-    const char *results;  /* results folder */
-    const char *kernels;  /* kernels folder */
-    const char *cache;    /* compiled variants */
-    const char *arch;     /* list/render/compile without a GPU: "sm_90" */
-    const char *runner;   /* path of bartune-runner */
+    const char *results;   /* results folder */
+    const char *kernels;   /* kernels folder */
+    const char *cache;     /* compiled variants */
+    const char *arch;      /* list/render/compile without a GPU: "sm_90" */
+    const char *runner;    /* path of bartune-runner */
     const char *nvcc;
-    const char *records;  /* emit: a results file to read instead of results/<key>/ */
+    const char *records; /* emit: a results file to read instead of results/<key>/ */
     struct size_override {
         char *name;
         long long value;
-    } *sizes;             /* --size k=v: one size tuple instead of the problem's list */
+    } * sizes; /* --size k=v: one size tuple instead of the problem's list */
     int n_sizes;
     unsigned long long seed; /* inputs of the problem */
     int jobs;
     int reps;
-    double timeout;       /* seconds for a first launch; later ones scale from it */
+    double timeout; /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
     bool retime;
     bool no_emit;

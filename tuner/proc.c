@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,9 +44,11 @@ pid_t proc_start_fds(char *const argv[], const int *fds, int n) {
         signal(SIGPIPE, SIG_DFL);
         /* Out of the way first, so that mapping one fd never clobbers another. */
         int high[MAX_FDS];
-        for (int i = 0; i < n; i++) high[i] = fds[i] >= 0 ? fcntl(fds[i], F_DUPFD_CLOEXEC, HIGH) : -1;
+        for (int i = 0; i < n; i++)
+            high[i] = fds[i] >= 0 ? fcntl(fds[i], F_DUPFD_CLOEXEC, HIGH) : -1;
         for (int i = 0; i < n; i++) {
-            if (high[i] >= 0) dup2(high[i], i);
+            if (high[i] >= 0)
+                dup2(high[i], i);
             else if (i != 1 && i != 2) {
                 int null = open("/dev/null", O_RDWR);
                 if (null >= 0 && null != i) {
@@ -106,7 +108,8 @@ const char *proc_describe(int status, char buf[64]) {
     if (WIFEXITED(status))
         snprintf(buf, 64, "exit code %d", WEXITSTATUS(status));
     else if (WIFSIGNALED(status))
-        snprintf(buf, 64, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        snprintf(buf, 64, "killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
     else
         snprintf(buf, 64, "status %d", status);
     return buf;

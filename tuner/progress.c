@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static int tty = -1;
@@ -17,8 +18,15 @@ void progress(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     if (is_tty()) {
+        /* One line, cut to the terminal's width: a wrapped line breaks the
+         * redraw. */
+        char line[1024];
+        struct winsize ws;
+        int width = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col : 80;
+        vsnprintf(line, sizeof line, fmt, ap);
+        if (width - 1 < (int)sizeof line) line[width - 1] = '\0';
         fputs("\r\x1b[K", stderr);
-        vfprintf(stderr, fmt, ap);
+        fputs(line, stderr);
         drawn = true;
     } else {
         vfprintf(stderr, fmt, ap);

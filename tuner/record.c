@@ -89,14 +89,16 @@ json_t *record_new(const record_base *b, const config *params, const config *der
 void record_set_answer(json_t *rec, json_t *ans, bool ok) {
     if (ok) {
         const char *k[] = {"median_ms", "min_ms", "max_ms", "occupancy"};
-        for (size_t i = 0; i < 4; i++) json_object_set(rec, k[i], json_object_get(ans, k[i]));
+        for (size_t i = 0; i < 4; i++)
+            json_object_set(rec, k[i], json_object_get(ans, k[i]));
         return;
     }
     const char *status = json_string_value(json_object_get(ans, "status"));
     const char *msg = json_string_value(json_object_get(ans, "message"));
     /* A status is a name the runner chose from its list; anything else is
      * the runner misbehaving. */
-    bool plain = status && *status && strlen(status) < 32 && strspn(status, "abcdefghijklmnopqrstuvwxyz_") == strlen(status);
+    bool plain = status && *status && strlen(status) < 32 &&
+                 strspn(status, "abcdefghijklmnopqrstuvwxyz_") == strlen(status);
     json_object_set_new(rec, "status", json_string(plain ? status : "runner_error"));
     json_object_set_new(rec, "message", json_string(msg ? msg : "(no message)"));
 }
@@ -104,7 +106,8 @@ void record_set_answer(json_t *rec, json_t *ans, bool ok) {
 static bool is_ident(const char *s) {
     if (!s || !*s || strlen(s) > 64 || (*s >= '0' && *s <= '9')) return false;
     for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
             return false;
     return true;
 }
@@ -126,7 +129,9 @@ static bool positive_ms(json_t *v) {
     return json_is_number(v) && isfinite(x) && x > 0 && x < 1e9;
 }
 
-void record_device(json_t *rec, device_info *d) { device_from_json(json_object_get(rec, "device"), d); }
+void record_device(json_t *rec, device_info *d) {
+    device_from_json(json_object_get(rec, "device"), d);
+}
 
 char *record_check(json_t *rec, const char *want_key) {
     const char *fmt = json_string_value(json_object_get(rec, "format"));
@@ -138,7 +143,8 @@ char *record_check(json_t *rec, const char *want_key) {
                                                                  "bartune: move the file aside and "
                                                                  "tune again)"
                                                                : "");
-    const char *str_fields[] = {"id", "space", "problem", "status", "key", "source_hash", "fingerprint", "nvcc", "date"};
+    const char *str_fields[] = {"id",          "space",       "problem", "status", "key",
+                                "source_hash", "fingerprint", "nvcc",    "date"};
     for (size_t i = 0; i < sizeof str_fields / sizeof str_fields[0]; i++)
         if (!json_is_string(json_object_get(rec, str_fields[i])))
             return xasprintf("field \"%s\" is missing or not a string", str_fields[i]);

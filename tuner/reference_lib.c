@@ -40,8 +40,10 @@ static bool source_hash(const char *source, const char *api_dir, char key[17]) {
     for (int i = 0; i < n; i++) {
         size_t len;
         char *text = read_file(files[i], &len);
-        if (text) XXH3_64bits_update(st, text, len + 1);
-        else if (i == 0) ok = false;
+        if (text)
+            XXH3_64bits_update(st, text, len + 1);
+        else if (i == 0)
+            ok = false;
         free(text);
         free(files[i]);
     }
@@ -74,7 +76,8 @@ char *reference_lib_build(const char *cc, const char *source, const char *proble
     char *argv[16];
     int a = 0;
     argv[a++] = (char *)cc;
-    for (size_t i = 0; i < sizeof CFLAGS / sizeof CFLAGS[0]; i++) argv[a++] = (char *)CFLAGS[i];
+    for (size_t i = 0; i < sizeof CFLAGS / sizeof CFLAGS[0]; i++)
+        argv[a++] = (char *)CFLAGS[i];
     argv[a++] = inc1;
     argv[a++] = inc2;
     argv[a++] = (char *)"-o";
@@ -86,7 +89,8 @@ char *reference_lib_build(const char *cc, const char *source, const char *proble
     pid_t pid = proc_start(argv, -1, fd, fd);
     if (fd >= 0) close(fd);
     int status = 0;
-    while (pid > 0 && !proc_poll(pid, &status)) usleep(10000);
+    while (pid > 0 && !proc_poll(pid, &status))
+        usleep(10000);
     bool ok = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && rename(tmp, lib) == 0;
     if (!ok) {
         char *text = read_file(log, NULL);

@@ -95,7 +95,8 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
         return false;
     }
     char *lock = xasprintf("%s/.%s.lock", dir, space);
-    s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644); /* children must not hold the lock */
+    s->lock_fd =
+        open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644); /* children must not hold the lock */
     if (s->lock_fd < 0) {
         *err = xasprintf("cannot open the lock %s: %s", lock, strerror(errno));
         free(lock);
@@ -106,8 +107,8 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
         ssize_t n = pread(s->lock_fd, holder, sizeof holder - 1, 0);
         holder[n > 0 ? n : 0] = '\0';
         holder[strcspn(holder, "\n")] = '\0';
-        msg_warn("waiting for %s: another bartune (pid %s) is tuning into the same results",
-                 lock, holder[0] ? holder : "?");
+        msg_warn("waiting for %s: another bartune (pid %s) is tuning into the same results", lock,
+                 holder[0] ? holder : "?");
         if (flock(s->lock_fd, LOCK_EX) != 0) {
             *err = xasprintf("gave up waiting for the lock %s: %s", lock, strerror(errno));
             free(lock);
@@ -202,7 +203,8 @@ json_t *results_ranked(json_t *records, json_t *sizes) {
     }
     qsort(ok, k, sizeof *ok, by_median);
     json_t *out = json_array();
-    for (i = 0; i < k; i++) json_array_append(out, ok[i]);
+    for (i = 0; i < k; i++)
+        json_array_append(out, ok[i]);
     free(ok);
     return out;
 }

@@ -7,11 +7,10 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-
 typedef struct {
     char *path;
-    int fd;      /* append */
-    int lock_fd; /* flock'd while open */
+    int fd;          /* append */
+    int lock_fd;     /* flock'd while open */
     json_t *records; /* array */
 } results_store;
 

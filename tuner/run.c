@@ -9,8 +9,8 @@
 #include "compile.h"
 #include "emit.h"
 #include "gpu.h"
-#include "progress.h"
 #include "proc.h"
+#include "progress.h"
 #include "record.h"
 #include "results.h"
 #include "session.h"
@@ -51,7 +51,8 @@ static bool recorded(run_ctx *c, const char *id) {
         json_array_foreach(c->store.records, i, rec) {
             const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
             if (!strcmp(fp, c->g.fingerprint))
-                json_object_set_new(c->done, json_string_value(json_object_get(rec, "id")), json_true());
+                json_object_set_new(c->done, json_string_value(json_object_get(rec, "id")),
+                                    json_true());
         }
     }
     return json_object_get(c->done, id) != NULL;
@@ -71,8 +72,8 @@ static record_base base_of(run_ctx *c) {
 static void set_resources(json_t *rec, const resources *r) {
     json_object_set_new(rec, "resources",
                         json_pack("{s:i, s:i, s:i, s:i, s:i}", "registers", r->registers,
-                                  "smem_static", r->smem_static, "stack", r->stack,
-                                  "spill_stores", r->spill_stores, "spill_loads", r->spill_loads));
+                                  "smem_static", r->smem_static, "stack", r->stack, "spill_stores",
+                                  r->spill_stores, "spill_loads", r->spill_loads));
 }
 
 /* Measures one compiled variant at one launch configuration. Returns false
@@ -87,7 +88,8 @@ static bool measure(run_ctx *c, const variant *v, const compile_job *job, const 
     json_t *ans = NULL, *geo = NULL;
     runner_result r;
     bool go_on = gpu_measure(&c->g, job->cubin, &values, &r, &ans, &geo);
-    if (go_on && r == RUNNER_INTERRUPTED) go_on = false;
+    if (go_on && r == RUNNER_INTERRUPTED)
+        go_on = false;
     else if (go_on) {
         record_base b = base_of(c);
         json_t *rec = record_new(&b, &v->params, &v->derived, launch, id, job->key, src_hash, "ok");
@@ -98,7 +100,8 @@ static bool measure(run_ctx *c, const variant *v, const compile_job *job, const 
         if (strcmp(st, "ok") != 0) {
             c->failed++;
             if (strcmp(st, "over_occupancy") != 0)
-                progress_note("%s: %s: %s", st, desc, json_string_value(json_object_get(rec, "message")));
+                progress_note("%s: %s: %s", st, desc,
+                              json_string_value(json_object_get(rec, "message")));
         }
         c->measured++;
         bool sticky = !strcmp(st, "runtime_error") || !strcmp(st, "setup_error");
@@ -141,11 +144,12 @@ static bool record_compile_failure(run_ctx *c, const variant *v, const compile_j
 }
 
 /* Every variant at every launch configuration, at one size tuple. */
-static int measure_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sources,
-                      json_t *sizes, json_t *instance) {
+static int measure_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sources, json_t *sizes,
+                      json_t *instance) {
     bool problem_ready = false;
     int total = 0, index = 0;
-    for (int i = 0; i < vs->count; i++) total += vs->items[i].n_launches;
+    for (int i = 0; i < vs->count; i++)
+        total += vs->items[i].n_launches;
     c->sizes = sizes; /* the problem is set up when first needed */
     for (int i = 0; i < vs->count; i++) {
         char src_hash[17], id[17];
@@ -176,7 +180,10 @@ static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, j
     const options *o = c->o;
     char arch[16];
     device_arch(&c->g.dev, arch);
-    compiler comp = {.nvcc = o->nvcc, .cache_dir = o->cache, .arch = arch, .jobs = o->jobs,
+    compiler comp = {.nvcc = o->nvcc,
+                     .cache_dir = o->cache,
+                     .arch = arch,
+                     .jobs = o->jobs,
                      .timeout = o->compile_timeout};
     if (!compiler_init(&comp)) return EXIT_FAILURE_;
     c->nvcc_version = comp.version;
@@ -189,9 +196,11 @@ static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, j
     if (!compile_all(&comp, jobs, vs->count, compile_tick, NULL)) rc = EXIT_INTERRUPTED;
     progress_end();
     for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++)
-        rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z), json_array_get(instances, z));
+        rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z),
+                        json_array_get(instances, z));
     progress_end();
-    for (int i = 0; i < vs->count; i++) compile_job_free(&jobs[i]);
+    for (int i = 0; i < vs->count; i++)
+        compile_job_free(&jobs[i]);
     free(jobs);
     c->nvcc_version = NULL;
     compiler_free(&comp);
@@ -208,7 +217,8 @@ static char **render_all(space *s, const device_info *dev, variant_set *vs) {
         if (!sources[i]) {
             msg_error("%s", err);
             free(err);
-            for (int k = 0; k < i; k++) free(sources[k]);
+            for (int k = 0; k < i; k++)
+                free(sources[k]);
             free(sources);
             return NULL;
         }
@@ -233,8 +243,10 @@ int cmd_run(const options *o) {
         free(err);
         rc = EXIT_INPUT;
     } else if (rc == EXIT_OK) {
-        fprintf(stderr, "bartune: %s on %s (%s): %d variants x launch values x %zu size(s), results in %s\n",
-                space_name(c.s), c.g.dev.name, c.g.key, vs.count, json_array_size(sizes), c.store.path);
+        fprintf(
+            stderr,
+            "bartune: %s on %s (%s): %d variants x launch values x %zu size(s), results in %s\n",
+            space_name(c.s), c.g.dev.name, c.g.key, vs.count, json_array_size(sizes), c.store.path);
         rc = run_all(&c, &vs, sources, sizes, instances);
         fprintf(stderr, "bartune: %d measured, %d already recorded, %d not ok\n", c.measured,
                 c.skipped, c.failed);
@@ -248,7 +260,8 @@ int cmd_run(const options *o) {
     }
     free(dir);
     if (sources) {
-        for (int i = 0; i < vs.count; i++) free(sources[i]);
+        for (int i = 0; i < vs.count; i++)
+            free(sources[i]);
         free(sources);
     }
     if (vs.items) variant_set_free(&vs);

@@ -170,7 +170,8 @@ runner_result runner_request(runner_client *r, json_t *request, double timeout, 
         }
         if (got < 0 && errno == EINTR) continue;
         int st = 0;
-        while (!proc_poll(r->pid, &st)) usleep(1000);
+        while (!proc_poll(r->pid, &st))
+            usleep(1000);
         char why[64];
         char *msg = xasprintf("the runner ended without answering (%s)", proc_describe(st, why));
         *answer = status_answer("crash", msg);

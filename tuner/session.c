@@ -55,8 +55,8 @@ bool session_variants(space *s, const options *o, const device_info *d, variant_
 static json_t *sizes_object(json_t *instance) {
     json_t *o = json_object(), *z;
     size_t i;
-    json_array_foreach(json_object_get(instance, "sizes"), i, z)
-        json_object_set(o, json_string_value(json_object_get(z, "name")), json_object_get(z, "value"));
+    json_array_foreach(json_object_get(instance, "sizes"), i, z) json_object_set(
+        o, json_string_value(json_object_get(z, "name")), json_object_get(z, "value"));
     return o;
 }
 
@@ -105,7 +105,8 @@ static void in_declared_order(space *s, config *c) {
         if (v) config_set(&out, names->items[i].name, v);
     }
     for (int i = 0; i < c->count; i++)
-        if (!config_get(&out, c->items[i].name)) config_set(&out, c->items[i].name, c->items[i].value);
+        if (!config_get(&out, c->items[i].name))
+            config_set(&out, c->items[i].name, c->items[i].value);
     config_free(c);
     *c = out;
 }

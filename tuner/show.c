@@ -47,8 +47,10 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
         if (named[k].portable) continue;
         json_t *part = config_json(&named[k].cfg);
         json_t *r = results_best_matching(records, part, sizes);
-        if (r) print_row(r, named[k].label, b);
-        else printf("  %-26s (not measured on this device)\n", named[k].label);
+        if (r)
+            print_row(r, named[k].label, b);
+        else
+            printf("  %-26s (not measured on this device)\n", named[k].label);
         json_decref(part);
     }
 }
@@ -92,8 +94,10 @@ static bool show_file(space *s, const char *path, const char *key) {
         return false;
     }
     json_t *first = json_array_get(recs, 0);
-    const char *name = first ? json_string_value(json_object_get(json_object_get(first, "device"), "name")) : NULL;
-    printf("== %s (%zu records%s)\n", path, json_array_size(recs), dropped ? ", torn line dropped" : "");
+    const char *name =
+        first ? json_string_value(json_object_get(json_object_get(first, "device"), "name")) : NULL;
+    printf("== %s (%zu records%s)\n", path, json_array_size(recs),
+           dropped ? ", torn line dropped" : "");
     json_t *sizes = sizes_in(recs), *z;
     size_t i;
     json_array_foreach(sizes, i, z) print_summary(s, recs, z, name ? name : "?");

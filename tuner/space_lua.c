@@ -65,9 +65,10 @@ static bool call(space *s, int nargs, int nres, char **err) {
 static int l_read_template(lua_State *L) {
     space *s = space_of(L);
     const char *name = luaL_checkstring(L, 1);
-    if (name[0] == '/' || strstr(name, "..") || strspn(name, "abcdefghijklmnopqrstuvwxyz"
-                                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                            "0123456789_./-") != strlen(name)) {
+    if (name[0] == '/' || strstr(name, "..") ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyz"
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_./-") != strlen(name)) {
         lua_pushnil(L);
         lua_pushfstring(L, "template name '%s' must be a plain path under templates/", name);
         return 2;
@@ -140,7 +141,8 @@ static int l_read_problem(lua_State *L) {
 static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
     idx = lua_absindex(L, idx);
     switch (lua_type(L, idx)) {
-    case LUA_TBOOLEAN: return json_boolean(lua_toboolean(L, idx));
+    case LUA_TBOOLEAN:
+        return json_boolean(lua_toboolean(L, idx));
     case LUA_TSTRING: {
         size_t len;
         const char *str = lua_tolstring(L, idx, &len);
@@ -156,8 +158,11 @@ static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
             return NULL;
         }
         return json_real(d);
-    case LUA_TTABLE: break;
-    default: *err = xasprintf("a %s where data was expected", luaL_typename(L, idx)); return NULL;
+    case LUA_TTABLE:
+        break;
+    default:
+        *err = xasprintf("a %s where data was expected", luaL_typename(L, idx));
+        return NULL;
     }
     if (depth > 16) {
         *err = xstrdup("tables nested more than 16 deep");
@@ -260,14 +265,14 @@ static void sort_config(config *c) {
 
 /* The names of S[field] (a list of parameters), S at the top of the stack. */
 static void read_names(lua_State *L, const char *field, config *out) {
-    lua_getfield(L, -1, field);         /* S list */
+    lua_getfield(L, -1, field); /* S list */
     for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
-        lua_rawgeti(L, -1, i);          /* S list p */
+        lua_rawgeti(L, -1, i); /* S list p */
         lua_getfield(L, -1, "name");
         config_set(out, lua_tostring(L, -1), "");
-        lua_pop(L, 2);                  /* S list */
+        lua_pop(L, 2); /* S list */
     }
-    lua_pop(L, 1);                      /* S */
+    lua_pop(L, 1); /* S */
 }
 
 static void read_named(space *s) {
@@ -303,9 +308,10 @@ static void read_named(space *s) {
 }
 
 static void open_safe_libs(lua_State *L) {
-    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},      {LUA_TABLIBNAME, luaopen_table},
-                                    {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math},
-                                    {LUA_UTF8LIBNAME, luaopen_utf8},  {NULL, NULL}};
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base},        {LUA_TABLIBNAME, luaopen_table},
+        {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_UTF8LIBNAME, luaopen_utf8},  {NULL, NULL}};
     for (const luaL_Reg *l = libs; l->func; l++) {
         luaL_requiref(L, l->name, l->func, 1);
         lua_pop(L, 1);
@@ -375,9 +381,9 @@ space *space_open(const char *path, const char *root, const char *templates_dir,
         space_close(s);
         return NULL;
     }
-    lua_pushvalue(L, -1);               /* M M */
+    lua_pushvalue(L, -1);                           /* M M */
     s->module_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* M */
-    lua_getfield(L, -1, "load");        /* M load */
+    lua_getfield(L, -1, "load");                    /* M load */
     lua_pushlstring(L, text, len);
     char *chunkname = xasprintf("@%s", path);
     lua_pushstring(L, chunkname);
@@ -385,7 +391,7 @@ space *space_open(const char *path, const char *root, const char *templates_dir,
     lua_pushcfunction(L, l_read_problem); /* M load text name read read_problem */
     free(chunkname);
     free(text);
-    if (!call(s, 4, 1, err)) {          /* M S */
+    if (!call(s, 4, 1, err)) { /* M S */
         space_close(s);
         return NULL;
     }
@@ -426,17 +432,29 @@ void space_close(space *s) {
     free(s);
 }
 
-const char *space_name(const space *s) { return s->name; }
-const char *space_file(const space *s) { return s->file; }
-json_t *space_problem(const space *s) { return s->problem; }
-const char *space_reference_source(const space *s) { return s->reference_source; }
-const char *space_reference_dir(const space *s) { return s->reference_dir; }
+const char *space_name(const space *s) {
+    return s->name;
+}
+const char *space_file(const space *s) {
+    return s->file;
+}
+json_t *space_problem(const space *s) {
+    return s->problem;
+}
+const char *space_reference_source(const space *s) {
+    return s->reference_source;
+}
+const char *space_reference_dir(const space *s) {
+    return s->reference_dir;
+}
 
 bool space_is_launch_param(const space *s, const char *name) {
     return config_get(&s->launch_names, name) != NULL;
 }
 
-const config *space_params(const space *s) { return &s->param_names; }
+const config *space_params(const space *s) {
+    return &s->param_names;
+}
 
 const named_config *space_named(const space *s, int *count) {
     *count = s->n_named;
@@ -476,9 +494,12 @@ static void push_json(lua_State *L, json_t *j) {
     json_t *v;
     lua_createtable(L, 0, (int)json_object_size(j));
     json_object_foreach(j, k, v) {
-        if (json_is_integer(v)) lua_pushinteger(L, (lua_Integer)json_integer_value(v));
-        else if (json_is_number(v)) lua_pushnumber(L, json_number_value(v));
-        else continue;
+        if (json_is_integer(v))
+            lua_pushinteger(L, (lua_Integer)json_integer_value(v));
+        else if (json_is_number(v))
+            lua_pushnumber(L, json_number_value(v));
+        else
+            continue;
         lua_setfield(L, -2, k);
     }
 }
@@ -508,16 +529,16 @@ bool space_variants(space *s, const device_info *dev, char **overrides, int n_ov
                     variant_set *out, char **err) {
     lua_State *L = s->L;
     memset(out, 0, sizeof *out);
-    push_method(s, "variants");       /* M fn S */
-    push_device(L, dev);              /* M fn S dev */
+    push_method(s, "variants"); /* M fn S */
+    push_device(L, dev);        /* M fn S dev */
     lua_createtable(L, 0, n_overrides);
     for (int i = 0; i < n_overrides; i++) {
         const char *eq = strchr(overrides[i], '=');
         lua_pushlstring(L, overrides[i], (size_t)(eq - overrides[i]));
         lua_pushstring(L, eq + 1);
         lua_settable(L, -3);
-    }                                 /* M fn S dev ov */
-    if (!call(s, 3, 3, err)) {        /* M list rejected total */
+    }                          /* M fn S dev ov */
+    if (!call(s, 3, 3, err)) { /* M list rejected total */
         lua_pop(L, 1);
         return false;
     }
@@ -533,7 +554,8 @@ bool space_variants(space *s, const device_info *dev, char **overrides, int n_ov
     out->rejected = json_is_object(rejected) ? rejected_text(rejected) : xstrdup("");
     out->count = (int)json_array_size(list);
     out->items = xmalloc(sizeof(variant) * (size_t)(out->count ? out->count : 1));
-    for (int i = 0; i < out->count; i++) read_variant(json_array_get(list, (size_t)i), &out->items[i]);
+    for (int i = 0; i < out->count; i++)
+        read_variant(json_array_get(list, (size_t)i), &out->items[i]);
     json_decref(list);
     json_decref(rejected);
     return true;
@@ -546,13 +568,15 @@ char *space_render(space *s, const device_info *dev, const config *values, const
     for (int i = 0; i < values->count; i++)
         if (!space_is_launch_param(s, values->items[i].name))
             config_set(&compile, values->items[i].name, values->items[i].value);
-    push_method(s, "render");           /* M fn S */
+    push_method(s, "render"); /* M fn S */
     push_config(L, &compile);
     config_free(&compile);
     push_device(L, dev);
-    if (extra) push_config(L, extra);
-    else lua_pushnil(L);
-    lua_pushboolean(L, host);           /* M fn S cfg dev extra host */
+    if (extra)
+        push_config(L, extra);
+    else
+        lua_pushnil(L);
+    lua_pushboolean(L, host); /* M fn S cfg dev extra host */
     if (!call(s, 5, 1, err)) {
         lua_pop(L, 1);
         return NULL;
@@ -576,7 +600,9 @@ json_t *space_geometry(space *s, const device_info *dev, const config *values, j
     push_method(s, "geometry");
     push_config(s->L, values);
     push_device(s->L, dev);
-    if (sizes) push_json(s->L, sizes);
-    else lua_pushnil(s->L);
+    if (sizes)
+        push_json(s->L, sizes);
+    else
+        lua_pushnil(s->L);
     return call_json(s, 3, err);
 }

@@ -76,7 +76,8 @@ char *xasprintf(const char *fmt, ...) {
 void sb_append(strbuf *sb, const char *s, size_t n) {
     if (sb->len + n + 1 > sb->cap) {
         size_t cap = sb->cap ? sb->cap : 256;
-        while (cap < sb->len + n + 1) cap *= 2;
+        while (cap < sb->len + n + 1)
+            cap *= 2;
         sb->data = xrealloc(sb->data, cap);
         sb->cap = cap;
     }
@@ -85,7 +86,9 @@ void sb_append(strbuf *sb, const char *s, size_t n) {
     sb->data[sb->len] = '\0';
 }
 
-void sb_puts(strbuf *sb, const char *s) { sb_append(sb, s, strlen(s)); }
+void sb_puts(strbuf *sb, const char *s) {
+    sb_append(sb, s, strlen(s));
+}
 
 void sb_printf(strbuf *sb, const char *fmt, ...) {
     va_list ap;
@@ -109,7 +112,8 @@ char *read_file(const char *path, size_t *len) {
     strbuf sb = {0};
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&sb, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_append(&sb, buf, n);
     int failed = ferror(f);
     fclose(f);
     if (failed) {

@@ -12,21 +12,25 @@
     size_t i = begin;                                                                              \
     for (; i + CHAINS <= end; i += CHAINS) {                                                       \
         float v[CHAINS];                                                                           \
-        for (int u = 0; u < CHAINS; u++) v[u] = in[i + (size_t)u];                                 \
+        for (int u = 0; u < CHAINS; u++)                                                           \
+            v[u] = in[i + (size_t)u];                                                              \
         for (int k = 0; k < 64; k++)                                                               \
-            for (int u = 0; u < CHAINS; u++) v[u] = fmaf(v[u], 0.999f, 0.0013f);                   \
-        for (int u = 0; u < CHAINS; u++) out[i + (size_t)u] = v[u];                                \
+            for (int u = 0; u < CHAINS; u++)                                                       \
+                v[u] = fmaf(v[u], 0.999f, 0.0013f);                                                \
+        for (int u = 0; u < CHAINS; u++)                                                           \
+            out[i + (size_t)u] = v[u];                                                             \
     }                                                                                              \
     for (; i < end; i++) {                                                                         \
         float v = in[i];                                                                           \
-        for (int k = 0; k < 64; k++) v = fmaf(v, 0.999f, 0.0013f);                                 \
+        for (int k = 0; k < 64; k++)                                                               \
+            v = fmaf(v, 0.999f, 0.0013f);                                                          \
         out[i] = v;                                                                                \
     }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* With the FMA instruction fmaf is one instruction, not a libm call. */
 __attribute__((target("fma"))) static void chains_fma(const float *in, float *out, size_t begin,
-                                                       size_t end) {
+                                                      size_t end) {
     REFERENCE_BODY
 }
 #endif
