@@ -207,18 +207,6 @@ static int min_cc_of(json_t *rec) {
     return (int)json_integer_value(json_object_get(json_object_get(rec, "derived"), "min_cc"));
 }
 
-/* The size tuples a file holds records at, in order of appearance. */
-static json_t *sizes_of(json_t *recs) {
-    json_t *out = json_array(), *rec, *z;
-    size_t i, k;
-    json_array_foreach(recs, i, rec) {
-        bool seen = false;
-        json_array_foreach(out, k, z) seen = seen || json_equal(z, json_object_get(rec, "sizes"));
-        if (!seen) json_array_append(out, json_object_get(rec, "sizes"));
-    }
-    return out;
-}
-
 /* One device's header: the best at each size tuple. Appends to devs. */
 static bool emit_device(space *s, const char *records_path, const char *want_key,
                         const char *kernels_dir, emitted *devs, int *n) {
@@ -237,7 +225,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         json_decref(recs);
         return false;
     }
-    json_t *all_sizes = sizes_of(recs), *sizes;
+    json_t *all_sizes = results_sizes(recs), *sizes;
     strbuf body = {0};
     char key[160] = "";
     int first = *n;

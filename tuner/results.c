@@ -212,3 +212,14 @@ json_t *results_ranked(json_t *records, json_t *sizes) {
 json_t *results_best(json_t *records, json_t *sizes) {
     return results_best_matching(records, NULL, sizes);
 }
+
+json_t *results_sizes(json_t *records) {
+    json_t *out = json_array(), *rec, *z;
+    size_t i, k;
+    json_array_foreach(records, i, rec) {
+        bool seen = false;
+        json_array_foreach(out, k, z) seen = seen || json_equal(z, json_object_get(rec, "sizes"));
+        if (!seen) json_array_append(out, json_object_get(rec, "sizes"));
+    }
+    return out;
+}

@@ -35,4 +35,7 @@ json_t *results_best(json_t *records, json_t *sizes);
  * at `sizes` when given. */
 json_t *results_best_matching(json_t *records, json_t *part, json_t *sizes);
 
+/* The size tuples the records are at, in order of first appearance. */
+json_t *results_sizes(json_t *records);
+
 #endif

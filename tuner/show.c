@@ -71,18 +71,6 @@ void count_statuses(json_t *records) {
     json_decref(counts);
 }
 
-/* The size tuples a file holds records at, in order of appearance. */
-static json_t *sizes_in(json_t *recs) {
-    json_t *out = json_array(), *rec, *z;
-    size_t i, k;
-    json_array_foreach(recs, i, rec) {
-        bool seen = false;
-        json_array_foreach(out, k, z) seen = seen || json_equal(z, json_object_get(rec, "sizes"));
-        if (!seen) json_array_append(out, json_object_get(rec, "sizes"));
-    }
-    return out;
-}
-
 /* Prints one results file's summary. `key`: the device folder it is in. */
 static bool show_file(space *s, const char *path, const char *key) {
     int dropped;
@@ -98,7 +86,7 @@ static bool show_file(space *s, const char *path, const char *key) {
         first ? json_string_value(json_object_get(json_object_get(first, "device"), "name")) : NULL;
     printf("== %s (%zu records%s)\n", path, json_array_size(recs),
            dropped ? ", torn line dropped" : "");
-    json_t *sizes = sizes_in(recs), *z;
+    json_t *sizes = results_sizes(recs), *z;
     size_t i;
     json_array_foreach(sizes, i, z) print_summary(s, recs, z, name ? name : "?");
     count_statuses(recs);
