@@ -119,9 +119,7 @@ void session_split(space *s, json_t *config_obj, config *params, config *launch)
     in_declared_order(s, launch);
 }
 
-/* Would the space as it is now render this record's config to the source
- * it was measured with? */
-static bool still_current(space *s, json_t *rec) {
+bool session_current(space *s, json_t *rec) {
     device_info d;
     record_device(rec, &d);
     config params, launch;
@@ -151,7 +149,7 @@ json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int
         bool matches = true;
         json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
         if (!matches) continue;
-        if (still_current(s, rec)) {
+        if (session_current(s, rec)) {
             best = rec;
             break;
         }

@@ -28,6 +28,9 @@ void session_split(space *s, json_t *config_obj, config *params, config *launch)
  * and which the space as it is now renders to the same source it was
  * measured with; *older counts faster records from earlier versions. */
 json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int *older);
+/* Would the space as it is now render this record's config to the source
+ * it was measured with? */
+bool session_current(space *s, json_t *rec);
 /* The standalone .cu of a variant, as compiled to a cubin. */
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err);
 /* 64-bit hash of a text, as 16 hex digits. */

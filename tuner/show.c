@@ -20,9 +20,12 @@ static void print_row(json_t *rec, const char *label, double best) {
     free(cfg);
 }
 
+/* Records of earlier versions of the space are left out: the same config
+ * may render to another kernel now. */
 void print_summary(space *s, json_t *records, json_t *sizes, const char *devname) {
     char *at = sizes_describe(sizes);
-    json_t *best = results_best(records, sizes);
+    int older;
+    json_t *best = best_current(s, records, sizes, NULL, &older);
     if (!best) {
         printf("no variant verified on %s at %s\n", devname, at);
         free(at);
@@ -34,10 +37,15 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
     printf("  %-26s %9s %9s %9s %8s  %s\n", "", "median", "min", "max", "x", "config");
     json_t *ranked = results_ranked(records, sizes), *rec;
     size_t i;
+    int shown = 0, stale = 0;
     json_array_foreach(ranked, i, rec) {
-        if (i == 5) break;
+        if (shown == 5) break;
+        if (!session_current(s, rec)) {
+            stale++;
+            continue;
+        }
         char label[32];
-        snprintf(label, sizeof label, "#%zu", i + 1);
+        snprintf(label, sizeof label, "#%d", ++shown);
         print_row(rec, label, b);
     }
     json_decref(ranked);
@@ -46,13 +54,18 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
     for (int k = 0; k < count; k++) {
         if (named[k].portable) continue;
         json_t *part = config_json(&named[k].cfg);
-        json_t *r = results_best_matching(records, part, sizes);
+        int o;
+        json_t *r = best_current(s, records, sizes, part, &o);
+        stale += o;
         if (r)
             print_row(r, named[k].label, b);
         else
-            printf("  %-26s (not measured on this device)\n", named[k].label);
+            printf("  %-26s (not measured with the space as it is now)\n", named[k].label);
         json_decref(part);
     }
+    if (stale)
+        printf("  (%d faster record(s) measured with an earlier version of %s left out)\n", stale,
+               space_file(s));
 }
 
 void count_statuses(json_t *records) {
