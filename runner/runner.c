@@ -304,7 +304,7 @@ static CUresult launch(const launch_cfg *l) {
 /* Every launch starts from poisoned outputs and is checked: the verifying
  * launches one at a time, the timed ones in one stream with their checks
  * queued between them (outside the timed events). */
-static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
+static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool once) {
     int launches = VERIFY_LAUNCHES + WARMUP + reps;
     stats_t st = {.per_launch = 3 * R.prob.n_bufs};
     size_t bytes = (size_t)launches * (size_t)st.per_launch * WORDS * 8;
@@ -319,7 +319,7 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
     }
     bool ok = r == CUDA_SUCCESS;
     if (!ok) fail_cuda("runtime_error", "allocating check statistics", r);
-    for (int v = 0; ok && v < VERIFY_LAUNCHES + WARMUP; v++) {
+    for (int v = 0; ok && v < (once ? 1 : VERIFY_LAUNCHES + WARMUP); v++) {
         double t0 = now_seconds();
         unsigned poison = POISON[v & 1];
         if ((r = prepare(poison)) != CUDA_SUCCESS) {
@@ -348,6 +348,11 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy) {
         ok = read_checks(&st, v, which, v);
     }
     ok = ok && intact();
+    if (once) { /* under a sanitizer: one checked launch is what it watches */
+        if (ok) send_json(json_pack("{s:b, s:i}", "ok", 1, "occupancy", occupancy));
+        reps = 0;
+        ok = false;
+    }
     for (int i = 0; ok && i < reps * 2 && r == CUDA_SUCCESS; i++)
         r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
     for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++) {
@@ -472,7 +477,7 @@ static void cmd_measure(json_t *req) {
         fail("over_occupancy", "only %d blocks of this variant fit on an SM, not %lld", occ,
              (long long)resident);
     } else {
-        run_measurement(&l, (int)reps, occ);
+        run_measurement(&l, (int)reps, occ, json_is_true(json_object_get(req, "sanitize")));
     }
     drv.cuModuleUnload(mod);
 }

@@ -43,8 +43,16 @@ expect write_input input_modified
 # the forged answer on stdout did not become the time
 grep '"fault":"printf"' "$file" | grep -q '"median_ms":0.0001[,}]' && { echo "printf forged the time"; fail=1; }
 grep -q 'ok 0.000100' "$tmp"/c/runner.log || { echo "the kernel's printf is not in the runner log"; fail=1; }
-[ "$(grep -c '"status":"ok"' "$file")" = 3 ] || { echo "expected the 2 correct variants and printf ok"; fail=1; }
+expect poison_only 'unwritten|ok'
+expect none_again ok
+# if the poison-only kernel passes, it did the work on every timed launch
+none_ms=$(grep '"fault":"none"' "$file" | grep -o '"median_ms":[0-9.e-]*' | head -1 | cut -d: -f2)
+po_ms=$(grep '"fault":"poison_only"' "$file" | grep -o '"median_ms":[0-9.e-]*' | cut -d: -f2)
+[ -z "$po_ms" ] || awk -v a="$po_ms" -v b="$none_ms" 'BEGIN { exit !(a >= 0.5 * b) }' ||
+    { echo "poison_only timed at $po_ms ms against $none_ms: work skipped on timed launches"; fail=1; }
+[ "$(grep -cE '"fault":"(none|none_again|printf)".*"status":"ok"|"status":"ok".*"fault":"(none|none_again|printf)"' "$file")" = 4 ] ||
+    { echo "expected the 3 correct variants and printf ok"; fail=1; }
 grep -E '^  #1 ' "$tmp/out" | grep -q '"fault":"none"' || { echo "the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "21 faults classified, run completed, best is correct: $(grep -c . "$file") records"
+[ $fail = 0 ] && echo "23 faults classified, run completed, best is correct: $(grep -c . "$file") records"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

@@ -175,6 +175,33 @@ int main(void) {
     free(target);
     free(other);
 
+    /* a foreign file is refused untouched, its unterminated last line too */
+    const char *foreign = "not,a,record\nlast line without newline";
+    char *fdir = xasprintf("%s/foreign", dir), *fpath = xasprintf("%s/foreign/sp.jsonl", dir);
+    EXPECT(mkdir_p(fdir) && write_file_atomic(fpath, foreign, strlen(foreign)));
+    err = NULL;
+    EXPECT(!results_open(&s, fdir, "sp", KEY, &err));
+    results_close(&s);
+    free(err);
+    size_t flen = 0;
+    char *after = read_file(fpath, &flen);
+    EXPECT(after && flen == strlen(foreign) && !memcmp(after, foreign, flen));
+    free(after);
+    /* a lock file that is a symlink is not followed */
+    char *ldir = xasprintf("%s/lockln", dir), *lock = xasprintf("%s/lockln/.sp.lock", dir);
+    EXPECT(mkdir_p(ldir) && symlink(fpath, lock) == 0);
+    err = NULL;
+    EXPECT(!results_open(&s, ldir, "sp", KEY, &err));
+    results_close(&s);
+    free(err);
+    after = read_file(fpath, &flen);
+    EXPECT(after && flen == strlen(foreign));
+    free(after);
+    free(fdir);
+    free(fpath);
+    free(ldir);
+    free(lock);
+
     json_decref(n100);
     json_decref(n50);
     char *cmd = xasprintf("rm -rf '%s'", dir);

@@ -53,6 +53,15 @@ static void sb_c_string(strbuf *b, const char *text) {
     }
 }
 
+/* Text for a // comment: printable, no backslash (which would splice the
+ * next line into the comment). */
+static char *comment_text(const char *text) {
+    char *out = xstrdup(text ? text : "");
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p < 32 || (unsigned char)*p >= 127 || *p == '\\') *p = '?';
+    return out;
+}
+
 /* The C type of a signature entry: a buffer as a pointer, a size or scalar
  * as its declared type. */
 static char *param_decl(json_t *problem, const char *name) {
@@ -266,14 +275,16 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
             char *src = render_variant(s, &d, &params, &launch, e->ns, min_cc_of(best));
             char *at = sizes_describe(sizes);
             if (src) {
+                char *date = comment_text(json_string_value(json_object_get(best, "date")));
+                char *nvcc = comment_text(json_string_value(json_object_get(best, "nvcc")));
                 sb_printf(&body,
                           "// Best verified variant at %s: median %.4f ms (min %.4f, max %.4f),\n"
                           "// measured %s with nvcc %s.\n// config: ",
                           at, json_number_value(json_object_get(best, "median_ms")),
                           json_number_value(json_object_get(best, "min_ms")),
-                          json_number_value(json_object_get(best, "max_ms")),
-                          json_string_value(json_object_get(best, "date")),
-                          json_string_value(json_object_get(best, "nvcc")));
+                          json_number_value(json_object_get(best, "max_ms")), date, nvcc);
+                free(date);
+                free(nvcc);
                 sb_printf(&body, "%s\n%s\n", full, src);
             }
             ok = ok && src;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "space.h"
 #include "proc.h"
 #include "util.h"
 
@@ -54,6 +55,8 @@ static const struct command commands[] = {
      "                  later launches get a limit scaled from its time\n"
      "  --compile-timeout S  seconds one nvcc may take (default 120)\n"
      "  --retime        measure again what is already recorded\n"
+     "  --retry S,S...  measure again what is recorded with these statuses (e.g. crash,hang)\n"
+     "  --script-timeout S  seconds one call into a Lua script may take (default 60)\n"
      "  --no-emit       record results only\n"
      "  --results DIR, --kernels DIR, --cache DIR, --root DIR, --templates DIR\n"
      "                  where things live\n"
@@ -117,6 +120,11 @@ static bool parse_integer(const char *s, long long lo, long long hi, long long *
     return true;
 }
 
+/* --retry a,b: lower-case status names. */
+static bool parse_statuses(const char *s) {
+    return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz_,") == strlen(s);
+}
+
 /* --size K=V: K an identifier, V an integer >= 0. */
 static bool parse_size(const char *s, struct size_override *out) {
     const char *eq = strchr(s, '=');
@@ -156,6 +164,8 @@ int main(int argc, char **argv) {
     enum {
         O_SIZE = 256,
         O_SEED,
+        O_STIMEOUT,
+        O_RETRY,
         O_REPS,
         O_TIMEOUT,
         O_CTIMEOUT,
@@ -176,6 +186,8 @@ int main(int argc, char **argv) {
         {"jobs", required_argument, NULL, 'j'},
         {"size", required_argument, NULL, O_SIZE},
         {"seed", required_argument, NULL, O_SEED},
+        {"script-timeout", required_argument, NULL, O_STIMEOUT},
+        {"retry", required_argument, NULL, O_RETRY},
         {"reps", required_argument, NULL, O_REPS},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
@@ -219,6 +231,16 @@ int main(int argc, char **argv) {
             if (!parse_integer(optarg, 0, 0x7fffffffffffffffLL, &iv))
                 return usage_error(cmdspace, "--seed needs an integer >= 0, got '%s'", optarg);
             o.seed = (unsigned long long)iv;
+            break;
+        case O_STIMEOUT:
+            if (!parse_number(optarg, 0.1, 86400, &v))
+                return usage_error(cmdspace, "--script-timeout needs seconds in 0.1..86400, got '%s'", optarg);
+            space_seconds_limit = v;
+            break;
+        case O_RETRY:
+            if (!parse_statuses(optarg))
+                return usage_error(cmdspace, "--retry needs statuses such as crash,hang, got '%s'", optarg);
+            o.retry = optarg;
             break;
         case O_REPS:
             if (!parse_integer(optarg, 10, 100000, &iv))
@@ -296,6 +318,7 @@ int main(int argc, char **argv) {
 
     proc_catch_signals();
     int rc = cmd->fn(&o);
+    if (proc_interrupted && rc != EXIT_OK) rc = EXIT_INTERRUPTED;
     proc_kill_all();
     free(over);
     for (int i = 0; i < o.n_sizes; i++)

@@ -29,6 +29,7 @@ typedef struct {
     double timeout; /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
     bool retime;
+    const char *retry;    /* "crash,hang": statuses measured again */
     bool no_emit;
 } options;
 

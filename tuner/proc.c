@@ -31,35 +31,71 @@ pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd) {
     return proc_start_fds(argv, fds, 3);
 }
 
-pid_t proc_start_fds(char *const argv[], const int *fds, int n) {
+/* The watchdog (the child bartune sees, leader of the child's process
+ * group): it learns of bartune's death (PDEATHSIG, even after a SIGKILL of
+ * bartune) and takes the whole group with it: nvcc's cicc and ptxas, or a
+ * runner's kernel. Otherwise it waits for the program and exits as it did. */
+static void on_parent_death(int sig) {
+    (void)sig;
+    killpg(0, SIGKILL);
+    _exit(137);
+}
+
+static void watch(pid_t program) {
+    int st;
+    while (waitpid(program, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(st)) _exit(WEXITSTATUS(st));
+    signal(WTERMSIG(st), SIG_DFL);
+    kill(getpid(), WTERMSIG(st));
+    _exit(128 + WTERMSIG(st));
+}
+
+/* In a new child: fd i becomes fds[i]. */
+static void map_fds(const int *fds, int n) {
     enum { MAX_FDS = 8, HIGH = 64 };
-    if (n > MAX_FDS) return -1;
+    int high[MAX_FDS];
+    /* Out of the way first, so that mapping one fd never clobbers another. */
+    for (int i = 0; i < n && i < MAX_FDS; i++)
+        high[i] = fds[i] >= 0 ? fcntl(fds[i], F_DUPFD_CLOEXEC, HIGH) : -1;
+    for (int i = 0; i < n && i < MAX_FDS; i++) {
+        if (high[i] >= 0)
+            dup2(high[i], i);
+        else if (i != 1 && i != 2) {
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0 && null != i) {
+                dup2(null, i);
+                close(null);
+            }
+        }
+    }
+}
+
+pid_t proc_start_fds(char *const argv[], const int *fds, int n) {
+    if (n > 8) return -1;
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
         setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
-        /* Out of the way first, so that mapping one fd never clobbers another. */
-        int high[MAX_FDS];
-        for (int i = 0; i < n; i++)
-            high[i] = fds[i] >= 0 ? fcntl(fds[i], F_DUPFD_CLOEXEC, HIGH) : -1;
-        for (int i = 0; i < n; i++) {
-            if (high[i] >= 0)
-                dup2(high[i], i);
-            else if (i != 1 && i != 2) {
-                int null = open("/dev/null", O_RDWR);
-                if (null >= 0 && null != i) {
-                    dup2(null, i);
-                    close(null);
-                }
-            }
+        signal(SIGTERM, on_parent_death);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() == 1) on_parent_death(0); /* bartune died before prctl */
+        pid_t program = fork();
+        if (program < 0) _exit(127);
+        if (program == 0) {
+            signal(SIGTERM, SIG_DFL);
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* the watchdog gone: go too */
+            map_fds(fds, n);
+            execvp(argv[0], argv);
+            fprintf(stderr, "bartune: cannot start %s: %s\n", argv[0], strerror(errno));
+            _exit(127);
         }
-        execvp(argv[0], argv);
-        fprintf(stderr, "bartune: cannot start %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+        /* The watchdog keeps no pipe end open: the program's EOF is its own. */
+        for (int fd = 0; fd < 1024; fd++)
+            if (fd != 2) close(fd);
+        watch(program);
     }
     setpgid(pid, pid); /* also here: no race with a kill right after fork */
     track(pid);
@@ -90,9 +126,17 @@ void proc_kill_all(void) {
         if (children[i]) proc_kill(children[i]);
 }
 
+volatile sig_atomic_t proc_exit_on_signal;
+
 static void on_signal(int sig) {
     (void)sig;
     proc_interrupted = 1;
+    if (proc_exit_on_signal) { /* inside a script: nothing is half-written */
+        static const char msg[] = "\nbartune: interrupted while a script ran\n";
+        if (write(2, msg, sizeof msg - 1) < 0) {
+        }
+        _exit(130);
+    }
 }
 
 void proc_catch_signals(void) {

@@ -20,6 +20,10 @@ void proc_kill(pid_t pid);
 void proc_kill_all(void);
 /* Set by SIGINT/SIGTERM once proc_catch_signals() has run. */
 extern volatile int proc_interrupted;
+/* Set while a Lua script runs (a long C call such as a string pattern can
+ * hold the VM): SIGINT/SIGTERM then end bartune at once. */
+#include <signal.h>
+extern volatile sig_atomic_t proc_exit_on_signal;
 void proc_catch_signals(void);
 /* Describes a wait status for people: "exit code 2", "killed by signal 9". */
 const char *proc_describe(int status, char buf[64]);

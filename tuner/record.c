@@ -103,6 +103,13 @@ void record_set_answer(json_t *rec, json_t *ans, bool ok) {
     json_object_set_new(rec, "message", json_string(msg ? msg : "(no message)"));
 }
 
+/* Text that may reach a header's comment or string: one line, printable. */
+static bool printable(const char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 32 || *s == 127) return false;
+    return true;
+}
+
 static bool is_ident(const char *s) {
     if (!s || !*s || strlen(s) > 64 || (*s >= '0' && *s <= '9')) return false;
     for (; *s; s++)
@@ -145,9 +152,16 @@ char *record_check(json_t *rec, const char *want_key) {
                                                                : "");
     const char *str_fields[] = {"id",          "space",       "problem", "status", "key",
                                 "source_hash", "fingerprint", "nvcc",    "date"};
-    for (size_t i = 0; i < sizeof str_fields / sizeof str_fields[0]; i++)
-        if (!json_is_string(json_object_get(rec, str_fields[i])))
-            return xasprintf("field \"%s\" is missing or not a string", str_fields[i]);
+    for (size_t i = 0; i < sizeof str_fields / sizeof str_fields[0]; i++) {
+        const char *v = json_string_value(json_object_get(rec, str_fields[i]));
+        if (!v) return xasprintf("field \"%s\" is missing or not a string", str_fields[i]);
+        if (!printable(v)) return xasprintf("field \"%s\" holds control characters", str_fields[i]);
+    }
+    json_t *dev = json_object_get(rec, "device");
+    const char *dname = json_string_value(json_object_get(dev, "name"));
+    const char *ddrv = json_string_value(json_object_get(dev, "driver"));
+    if ((dname && !printable(dname)) || (ddrv && !printable(ddrv)))
+        return xstrdup("the device's name or driver holds control characters");
     if (!is_ident(json_string_value(json_object_get(rec, "space"))) ||
         !is_ident(json_string_value(json_object_get(rec, "problem"))) ||
         !is_ident(json_string_value(json_object_get(rec, "status"))))

@@ -95,8 +95,9 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
         return false;
     }
     char *lock = xasprintf("%s/.%s.lock", dir, space);
-    s->lock_fd =
-        open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644); /* children must not hold the lock */
+    /* Children must not hold the lock; a symlink is not followed (the pid
+     * written into the lock would land in its target). */
+    s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (s->lock_fd < 0) {
         *err = xasprintf("cannot open the lock %s: %s", lock, strerror(errno));
         free(lock);

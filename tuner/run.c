@@ -41,6 +41,18 @@ static bool append(run_ctx *c, json_t *rec) {
     return ok;
 }
 
+/* --retry: is a record of this status to be measured again? */
+static bool retried(const options *o, const char *status) {
+    size_t n = strlen(status);
+    for (const char *p = o->retry; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, status, n)) return true;
+        p = end ? end + 1 : p + len;
+    }
+    return false;
+}
+
 /* A record with this id measured under this fingerprint already exists.
  * The ids are indexed once (c->done), not searched per measurement. */
 static bool recorded(run_ctx *c, const char *id) {
@@ -50,7 +62,8 @@ static bool recorded(run_ctx *c, const char *id) {
         size_t i;
         json_array_foreach(c->store.records, i, rec) {
             const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
-            if (!strcmp(fp, c->g.fingerprint))
+            const char *st = json_string_value(json_object_get(rec, "status"));
+            if (!strcmp(fp, c->g.fingerprint) && !retried(c->o, st))
                 json_object_set_new(c->done, json_string_value(json_object_get(rec, "id")),
                                     json_true());
         }

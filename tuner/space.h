@@ -11,6 +11,9 @@
 
 typedef struct space space;
 
+/* Seconds one call into Lua may take (--script-timeout). */
+extern double space_seconds_limit;
+
 /* Loads gen/lib under `root` and the space script at `path`; templates come
  * from `templates_dir`. The space's problem is problems/<name>.lua beside
  * the script, else root/gen/problems/<name>.lua; its CPU reference is

@@ -3,18 +3,31 @@
 #include "space.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/time.h>
+#include <unistd.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc.h"
 #include "util.h"
 
-/* A runaway script (an endless loop in a constraint) is stopped after this
- * many VM instructions per call into Lua. */
-enum { HOOK_STEP = 1000 };
+/* Limits of a script, per call into Lua: VM instructions, wall-clock
+ * seconds, and memory for the whole state. A script cannot catch its way
+ * past them: once one is hit, the hook raises again every few
+ * instructions, and the call fails even if the script swallowed every
+ * error. Finalizers (__gc, where hooks do not run) are refused by the
+ * library's setmetatable. A long C call (a runaway string pattern) is ended
+ * by an alarm a little after the wall-clock limit: bartune then exits,
+ * which loses nothing (no script runs while a record is written). */
+enum { HOOK_STEP = 1000, ALARM_GRACE = 2 };
 static const long INSTRUCTION_LIMIT = 500L * 1000 * 1000;
+static const size_t MEMORY_LIMIT = (size_t)1 << 30;
+double space_seconds_limit = 60;
 
 struct space {
     lua_State *L;
@@ -29,6 +42,11 @@ struct space {
     config launch_names; /* launch_param() names, values unused */
     config param_names;  /* param() names, values unused */
     long budget;
+    double deadline;
+    size_t used;      /* bytes the state holds */
+    bool in_script;   /* the memory limit applies (C's own pushes always succeed) */
+    const char *hit;  /* the limit hit during this call, or NULL */
+    char where[256];  /* the message of its first raise (the script's own line) */
 };
 
 static space *space_of(lua_State *L) {
@@ -39,24 +57,99 @@ static space *space_of(lua_State *L) {
     return s;
 }
 
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    space *s = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        s->used -= old;
+        return NULL;
+    }
+    if (s->in_script && nsize > old && s->used - old + nsize > MEMORY_LIMIT) {
+        s->hit = s->hit ? s->hit : "memory";
+        return NULL; /* Lua raises "not enough memory" */
+    }
+    void *p = realloc(ptr, nsize);
+    if (p) s->used = s->used - old + nsize;
+    return p;
+}
+
+static int on_panic(lua_State *L) {
+    const char *m = lua_tostring(L, -1);
+    fprintf(stderr, "%s: Lua failed outside a protected call: %s\n", progname, m ? m : "?");
+    _exit(EXIT_INPUT);
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char msg[] = "bartune: a script ran past its time limit inside one C call (a "
+                              "runaway string pattern?); stopped\n";
+    if (write(2, msg, sizeof msg - 1) < 0) {
+    }
+    _exit(EXIT_INPUT);
+}
+
 static void count_hook(lua_State *L, lua_Debug *ar) {
     space *s = space_of(L);
     s->budget -= HOOK_STEP;
-    if (s->budget >= 0) return;
-    /* Name the line that was running, not the library's call of the script. */
-    lua_getinfo(L, "Sl", ar);
-    lua_pushfstring(L, "%s:%d: script ran past %d million instructions; does a loop never end?",
-                    ar->short_src, ar->currentline, (int)(INSTRUCTION_LIMIT / 1000000));
+    if (!s->hit && s->budget < 0) s->hit = "instructions";
+    if (!s->hit && now_seconds() > s->deadline) s->hit = "seconds";
+    if (!s->hit) return;
+    /* From now on at every instruction: a script's pcall catches this error,
+     * but the next instruction after it raises again. */
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    /* Name the line that was running when the limit was first hit, not the
+     * library's call of the script; every re-raise repeats it. */
+    if (!s->where[0]) {
+        lua_getinfo(L, "Sl", ar);
+        if (!strcmp(s->hit, "memory"))
+            snprintf(s->where, sizeof s->where, "%s:%d: script used more than %d MiB of memory",
+                     ar->short_src, ar->currentline, (int)(MEMORY_LIMIT >> 20));
+        else if (!strcmp(s->hit, "seconds"))
+            snprintf(s->where, sizeof s->where,
+                     "%s:%d: script ran past %g seconds; does a loop never end?", ar->short_src,
+                     ar->currentline, space_seconds_limit);
+        else
+            snprintf(s->where, sizeof s->where,
+                     "%s:%d: script ran past %d million instructions; does a loop never end?",
+                     ar->short_src, ar->currentline, (int)(INSTRUCTION_LIMIT / 1000000));
+    }
+    lua_pushstring(L, s->where);
     lua_error(L);
 }
 
-/* Runs the function on the stack with nargs under pcall, with a fresh
- * instruction budget. On error, *err gets the message. */
+/* Runs the function on the stack with nargs under pcall, within the limits.
+ * On error, *err gets the message. */
 static bool call(space *s, int nargs, int nres, char **err) {
     s->budget = INSTRUCTION_LIMIT;
-    if (lua_pcall(s->L, nargs, nres, 0) == LUA_OK) return true;
-    const char *m = lua_tostring(s->L, -1);
+    s->deadline = now_seconds() + space_seconds_limit;
+    s->hit = NULL;
+    s->where[0] = '\0';
+    s->in_script = true;
+    lua_sethook(s->L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+    struct itimerval alarm_at = {.it_value = {.tv_sec = (time_t)space_seconds_limit + ALARM_GRACE}};
+    struct itimerval off = {{0, 0}, {0, 0}};
+    signal(SIGALRM, on_alarm);
+    setitimer(ITIMER_REAL, &alarm_at, NULL);
+    proc_exit_on_signal = 1;
+    int rc = lua_pcall(s->L, nargs, nres, 0);
+    proc_exit_on_signal = 0;
+    setitimer(ITIMER_REAL, &off, NULL);
+    s->in_script = false;
+    if (rc == LUA_OK && !s->hit) return true;
+    if (rc == LUA_OK) { /* a limit was hit and the script swallowed the error */
+        lua_pop(s->L, nres);
+        *err = xasprintf("%s (the script caught the error and went on; stopped)",
+                         s->where[0] ? s->where : s->hit);
+        return false;
+    }
+    const char *m = lua_type(s->L, -1) == LUA_TSTRING ? lua_tostring(s->L, -1) : NULL;
     *err = xstrdup(m ? m : "(error object is not a string)");
+    if (s->hit && !strcmp(s->hit, "memory") && !strstr(*err, "MiB")) {
+        char *e = xasprintf("%s (over the %d MiB a script may use)", *err, (int)(MEMORY_LIMIT >> 20));
+        free(*err);
+        *err = e;
+    }
     lua_pop(s->L, 1);
     return false;
 }
@@ -164,7 +257,7 @@ static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
         *err = xasprintf("a %s where data was expected", luaL_typename(L, idx));
         return NULL;
     }
-    if (depth > 16) {
+    if (depth > 16 || !lua_checkstack(L, 4)) {
         *err = xstrdup("tables nested more than 16 deep");
         return NULL;
     }
@@ -316,6 +409,13 @@ static void open_safe_libs(lua_State *L) {
         luaL_requiref(L, l->name, l->func, 1);
         lua_pop(L, 1);
     }
+    /* Strings share one metatable whose __index is the string library: a
+     * script must not reach it (getmetatable("") gives false). */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
     /* No file access from Lua, even for the library. */
     lua_pushnil(L);
     lua_setglobal(L, "dofile");
@@ -362,8 +462,9 @@ space *space_open(const char *path, const char *root, const char *templates_dir,
     s->file = xstrdup(path);
     const char *slash = strrchr(path, '/');
     s->space_dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
-    s->L = luaL_newstate();
+    s->L = lua_newstate(limited_alloc, s);
     lua_State *L = s->L;
+    lua_atpanic(L, on_panic);
     open_safe_libs(L);
     lua_pushlightuserdata(L, s);
     lua_setfield(L, LUA_REGISTRYINDEX, "bartune.space");

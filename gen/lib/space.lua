@@ -38,13 +38,23 @@ end
 
 -- The environment of a space or problem script: the safe base functions,
 -- the libraries, and its declarations.
+-- setmetatable without finalizers: a __gc function would run where no
+-- limit reaches it.
+local function safe_setmetatable(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc finalizers are not allowed in a space script", 2)
+  end
+  return setmetatable(t, mt)
+end
+
 function M.sandbox(decl)
   local env = {
     assert = assert, error = error, ipairs = ipairs, pairs = pairs, next = next,
     select = select, tonumber = tonumber, tostring = tostring, type = type,
     pcall = pcall, rawequal = rawequal, rawget = rawget, rawlen = rawlen,
-    rawset = rawset, setmetatable = setmetatable, getmetatable = getmetatable,
-    string = string, table = table, math = math, utf8 = utf8,
+    rawset = rawset, setmetatable = safe_setmetatable, getmetatable = getmetatable,
+    string = template.frozen(string, "string"), table = template.frozen(table, "table"),
+    math = template.frozen(math, "math"), utf8 = template.frozen(utf8, "utf8"),
   }
   for k, v in pairs(problem.helpers) do env[k] = v end
   for k, v in pairs(decl) do env[k] = v end
@@ -238,7 +248,7 @@ local function launch_combos(S, cfg, only)
   return combos
 end
 
-local MAX_COMBINATIONS = 1000000
+local MAX_COMBINATIONS = 250000
 
 -- Every compile-time variant that survives the constraints, in declaration
 -- order, as { params = {{name, value}...}, derived = {{name, value}...},
@@ -246,14 +256,17 @@ local MAX_COMBINATIONS = 1000000
 -- rejected and how many combinations there were.
 function M.variants(S, dev, overrides)
   local only = parse_overrides(S, overrides)
+  local upto = 1
+  for _, p in ipairs(S.params) do upto = upto * (only[p.name] ~= nil and 1 or #p.values) end
+  if upto > MAX_COMBINATIONS then
+    error(string.format("%s: up to %.0f combinations, more than the %d bartune expands; narrow the space with k=v, when or fewer values",
+      S.file, upto, MAX_COMBINATIONS), 0)
+  end
   local out, rejected, total = {}, {}, 0
   local c = {}
   local function walk(i)
     if i > #S.params then
       total = total + 1
-      if total > MAX_COMBINATIONS then
-        error(S.file .. ": more than " .. MAX_COMBINATIONS .. " combinations; narrow the space with k=v or when", 0)
-      end
       local cfg = {}
       for k, v in pairs(c) do cfg[k] = v end
       local ok, why = evaluate(S, cfg, dev)

@@ -5,6 +5,18 @@
 -- reads "templates/pipeline.cu:42: ..." with the template's own line number.
 local M = {}
 
+-- A read-only view of a library table, one per script or template: what it
+-- does to it stays its own problem and never reaches bartune's copy.
+function M.frozen(lib, name)
+  local copy = {}
+  for k, v in pairs(lib) do copy[k] = v end
+  return setmetatable({}, {
+    __index = copy,
+    __newindex = function() error("the " .. name .. " library is read-only here", 2) end,
+    __metatable = false,
+  })
+end
+
 local function split_line(line, lineno, name)
   -- Returns Lua code that appends this literal line, with $(...) expanded.
   local parts, pos = {}, 1
@@ -73,7 +85,7 @@ function M.expand(name, vars, read, optional)
   end
   local helpers = {
     include = run,
-    string = string, math = math, table = table,
+    string = M.frozen(string, "string"), math = M.frozen(math, "math"), table = M.frozen(table, "table"),
     ipairs = ipairs, pairs = pairs, tostring = tostring, tonumber = tonumber,
     error = error, assert = assert, type = type,
   }

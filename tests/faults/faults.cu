@@ -112,6 +112,8 @@ $(kernel_linkage) __global__ void __launch_bounds__(kThreads) $(kernel_name)(con
         out[i] = i == n / 3 ? __int_as_float(0x7fc00000) : chain(in[i], 0.999f);
 //% elseif fault == "unwritten" then
         if (i != n / 2) out[i] = chain(in[i], 0.999f);
+//% elseif fault == "poison_only" then
+        if (__float_as_uint(out[i]) == 0xffffffffu) out[i] = chain(in[i], 0.999f);
 //% else
         out[i] = chain(in[i], 0.999f);
 //% end

@@ -31,6 +31,8 @@ param("fault", {
   "printf",                 -- prints a forged runner answer on stdout
   "write_before",           -- a store just before the start of out
   "write_input",            -- correct output, but writes into in
+  "poison_only",            -- computes only where out still holds the (first) poison pattern
+  "none_again",             -- correct, after all the faults: nothing of theirs lands on it
 })
 param("warps", { 4, 8 })
 launch_param("blocks_per_sm", { 2 })
