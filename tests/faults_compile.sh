@@ -17,7 +17,7 @@ expect none ok
 expect race ok
 expect printf ok
 expect first_launches_only ok
-[ "$(grep -c '^ok ' "$tmp/out")" = 21 ] || { echo "expected 21 variants to compile"; fail=1; }
-grep -q "24 variants compiled for sm_90, 3 failed" "$tmp/out" || fail=1
+[ "$(grep -c '^ok ' "$tmp/out")" = 22 ] || { echo "expected 22 variants to compile"; fail=1; }
+grep -q "25 variants compiled for sm_90, 3 failed" "$tmp/out" || fail=1
 [ $fail = 0 ] || cat "$tmp/out"
 exit $fail

@@ -107,7 +107,7 @@ static char *reference_cache(gpu *g, json_t *req) {
     return path;
 }
 
-static bool setup(gpu *g) {
+static bool setup_on(gpu *g, runner_client *rc) {
     json_t *problem = space_problem(g->s);
     json_t *req = json_pack("{s:s, s:O, s:s, s:I, s:O, s:O, s:O, s:o}", "op", "problem", "name",
                             json_object_get(problem, "name"), "reference", g->reference_lib, "seed",
@@ -123,7 +123,7 @@ static bool setup(gpu *g) {
     progress("preparing %s at %s (inputs and CPU reference)",
              json_string_value(json_object_get(problem, "name")), desc);
     json_t *ans;
-    runner_result r = runner_request(&g->runner, req, SETUP_TIMEOUT, &ans);
+    runner_result r = runner_request(rc, req, SETUP_TIMEOUT, &ans);
     progress_end();
     if (r != RUNNER_OK)
         msg_error("the runner could not set up problem '%s' at %s: %s",
@@ -133,6 +133,14 @@ static bool setup(gpu *g) {
     json_decref(ans);
     json_decref(req);
     return r == RUNNER_OK;
+}
+
+static bool setup(gpu *g) {
+    return setup_on(g, &g->runner);
+}
+
+bool gpu_problem_on(gpu *g, runner_client *r) {
+    return setup_on(g, r);
 }
 
 bool gpu_problem(gpu *g, json_t *sizes, json_t *instance) {
@@ -176,6 +184,13 @@ static char *check_geometry(json_t *geo) {
 
 bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r, json_t **answer,
                  json_t **geometry) {
+    return gpu_measure_on(g, &g->runner, cubin, values, false, g->o->timeout + 10, r, answer,
+                          geometry);
+}
+
+bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
+                    bool sanitize, double timeout, runner_result *r, json_t **answer,
+                    json_t **geometry) {
     char *err = NULL;
     *answer = NULL;
     *geometry = space_geometry(g->s, &g->dev, values, g->sizes, &err);
@@ -197,7 +212,8 @@ bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result 
                   "kernel", "bartune_kernel", "grid", json_object_get(*geometry, "grid"), "block",
                   json_object_get(*geometry, "block"), "smem", json_object_get(*geometry, "smem"),
                   "resident", json_object_get(*geometry, "resident"), "reps", g->o->reps);
-    *r = runner_request(&g->runner, req, g->o->timeout + 10, answer);
+    if (sanitize) json_object_set_new(req, "sanitize", json_true());
+    *r = runner_request(rc, req, timeout, answer);
     json_decref(req);
     return true;
 }

@@ -37,6 +37,12 @@ bool gpu_problem(gpu *g, json_t *sizes, json_t *instance);
  * error printed; the run must stop). */
 bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r, json_t **answer,
                  json_t **geometry);
+/* The same on another runner (one under compute-sanitizer): set up the
+ * current problem; measure with `sanitize` (one checked launch, no timing). */
+bool gpu_problem_on(gpu *g, runner_client *r);
+bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
+                    bool sanitize, double timeout, runner_result *r, json_t **answer,
+                    json_t **geometry);
 /* After a crash, hang or sticky error: a new runner with the same problem. */
 bool gpu_restart(gpu *g);
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "space.h"
 #include "proc.h"
+#include "space.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -56,6 +56,8 @@ static const struct command commands[] = {
      "  --compile-timeout S  seconds one nvcc may take (default 120)\n"
      "  --retime        measure again what is already recorded\n"
      "  --retry S,S...  measure again what is recorded with these statuses (e.g. crash,hang)\n"
+     "  --sanitize      before emitting, run the best few under compute-sanitizer\n"
+     "                  (memcheck, racecheck, synccheck); a flagged variant is not emitted\n"
      "  --script-timeout S  seconds one call into a Lua script may take (default 60)\n"
      "  --no-emit       record results only\n"
      "  --results DIR, --kernels DIR, --cache DIR, --root DIR, --templates DIR\n"
@@ -165,6 +167,7 @@ int main(int argc, char **argv) {
         O_SIZE = 256,
         O_SEED,
         O_STIMEOUT,
+        O_SANITIZE,
         O_RETRY,
         O_REPS,
         O_TIMEOUT,
@@ -187,6 +190,7 @@ int main(int argc, char **argv) {
         {"size", required_argument, NULL, O_SIZE},
         {"seed", required_argument, NULL, O_SEED},
         {"script-timeout", required_argument, NULL, O_STIMEOUT},
+        {"sanitize", no_argument, NULL, O_SANITIZE},
         {"retry", required_argument, NULL, O_RETRY},
         {"reps", required_argument, NULL, O_REPS},
         {"timeout", required_argument, NULL, O_TIMEOUT},
@@ -232,14 +236,19 @@ int main(int argc, char **argv) {
                 return usage_error(cmdspace, "--seed needs an integer >= 0, got '%s'", optarg);
             o.seed = (unsigned long long)iv;
             break;
+        case O_SANITIZE:
+            o.sanitize = true;
+            break;
         case O_STIMEOUT:
             if (!parse_number(optarg, 0.1, 86400, &v))
-                return usage_error(cmdspace, "--script-timeout needs seconds in 0.1..86400, got '%s'", optarg);
+                return usage_error(
+                    cmdspace, "--script-timeout needs seconds in 0.1..86400, got '%s'", optarg);
             space_seconds_limit = v;
             break;
         case O_RETRY:
             if (!parse_statuses(optarg))
-                return usage_error(cmdspace, "--retry needs statuses such as crash,hang, got '%s'", optarg);
+                return usage_error(cmdspace, "--retry needs statuses such as crash,hang, got '%s'",
+                                   optarg);
             o.retry = optarg;
             break;
         case O_REPS:

@@ -29,7 +29,8 @@ typedef struct {
     double timeout; /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
     bool retime;
-    const char *retry;    /* "crash,hang": statuses measured again */
+    bool sanitize;     /* run: compute-sanitizer on the best few */
+    const char *retry; /* "crash,hang": statuses measured again */
     bool no_emit;
 } options;
 

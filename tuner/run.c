@@ -13,6 +13,7 @@
 #include "progress.h"
 #include "record.h"
 #include "results.h"
+#include "sanitize.h"
 #include "session.h"
 #include "summary.h"
 #include "util.h"
@@ -39,6 +40,10 @@ static bool append(run_ctx *c, json_t *rec) {
     }
     json_decref(rec);
     return ok;
+}
+
+static bool append_cb(void *ctx, json_t *rec) {
+    return append(ctx, rec);
 }
 
 /* --retry: is a record of this status to be measured again? */
@@ -208,9 +213,17 @@ static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, j
     int rc = EXIT_OK;
     if (!compile_all(&comp, jobs, vs->count, compile_tick, NULL)) rc = EXIT_INTERRUPTED;
     progress_end();
-    for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++)
+    for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++) {
         rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z),
                         json_array_get(instances, z));
+        if (rc == EXIT_OK && o->sanitize) {
+            c->sizes = json_array_get(sizes, z);
+            record_base b = base_of(c);
+            if (!gpu_problem(&c->g, c->sizes, json_array_get(instances, z)) ||
+                !sanitize_best(&c->g, &comp, c->store.records, &b, append_cb, c))
+                rc = proc_interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE_;
+        }
+    }
     progress_end();
     for (int i = 0; i < vs->count; i++)
         compile_job_free(&jobs[i]);

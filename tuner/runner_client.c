@@ -23,6 +23,11 @@ static bool private_pipe(int fds[2]) {
 }
 
 bool runner_start(runner_client *r, const char *path, int ordinal, const char *log) {
+    return runner_start_under(r, NULL, path, ordinal, log);
+}
+
+bool runner_start_under(runner_client *r, const char *const *wrapper, const char *path, int ordinal,
+                        const char *log) {
     int req[2], ans[2];
     r->pid = -1;
     r->len = 0;
@@ -40,7 +45,13 @@ bool runner_start(runner_client *r, const char *path, int ordinal, const char *l
     }
     char ord[16];
     snprintf(ord, sizeof ord, "%d", ordinal);
-    char *argv[] = {(char *)path, ord, NULL};
+    char *argv[16];
+    int a = 0;
+    for (int i = 0; wrapper && wrapper[i] && a < 13; i++)
+        argv[a++] = (char *)wrapper[i];
+    argv[a++] = (char *)path;
+    argv[a++] = ord;
+    argv[a] = NULL;
     int fds[5] = {-1, logfd, logfd, req[0], ans[1]};
     r->pid = proc_start_fds(argv, fds, 5);
     close(req[0]);
@@ -74,6 +85,24 @@ void runner_stop(runner_client *r) {
     }
     proc_kill(r->pid);
     r->pid = -1;
+}
+
+bool runner_finish(runner_client *r, double timeout, int *status) {
+    if (r->pid <= 0) return false;
+    static const char quit[] = "{\"op\":\"quit\"}\n";
+    if (write(r->to, quit, sizeof quit - 1) < 0) {
+    }
+    close_pipes(r);
+    for (double end = now_seconds() + timeout; now_seconds() < end;) {
+        if (proc_poll(r->pid, status)) {
+            r->pid = -1;
+            return true;
+        }
+        usleep(20000);
+    }
+    proc_kill(r->pid);
+    r->pid = -1;
+    return false;
 }
 
 /* Takes one line out of the buffer, if a whole one is there. */

@@ -28,7 +28,14 @@ typedef enum {
 
 /* Starts `path` for GPU `ordinal`; its stdout and stderr append to `log`. */
 bool runner_start(runner_client *r, const char *path, int ordinal, const char *log);
+/* The same, with the runner's command line behind `wrapper` (a NULL-ended
+ * argv such as compute-sanitizer's). */
+bool runner_start_under(runner_client *r, const char *const *wrapper, const char *path, int ordinal,
+                        const char *log);
 void runner_stop(runner_client *r);
+/* Asks the runner to quit and waits up to `timeout` s for its exit status
+ * (a wrapper's verdict); false (runner killed) if it does not end. */
+bool runner_finish(runner_client *r, double timeout, int *status);
 /* Sends `request` and waits for its answer, which *answer receives (always
  * an object: on TIMEOUT and DIED one with "status" and "message").
  * `timeout` covers the wait up to a {"probe_ms", "launches_left"} line;

@@ -8,6 +8,7 @@
 
 #include "record.h"
 #include "results.h"
+#include "sanitize.h"
 #include "util.h"
 
 space *session_open_space(const options *o) {
@@ -148,7 +149,7 @@ json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int
         json_t *v;
         bool matches = true;
         json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
-        if (!matches) continue;
+        if (!matches || sanitizer_flagged(records, rec)) continue;
         if (session_current(s, rec)) {
             best = rec;
             break;

@@ -3,15 +3,15 @@
 #include "space.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <stdio.h>
-#include <sys/time.h>
-#include <unistd.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "proc.h"
 #include "util.h"
@@ -43,10 +43,10 @@ struct space {
     config param_names;  /* param() names, values unused */
     long budget;
     double deadline;
-    size_t used;      /* bytes the state holds */
-    bool in_script;   /* the memory limit applies (C's own pushes always succeed) */
-    const char *hit;  /* the limit hit during this call, or NULL */
-    char where[256];  /* the message of its first raise (the script's own line) */
+    size_t used;     /* bytes the state holds */
+    bool in_script;  /* the memory limit applies (C's own pushes always succeed) */
+    const char *hit; /* the limit hit during this call, or NULL */
+    char where[256]; /* the message of its first raise (the script's own line) */
 };
 
 static space *space_of(lua_State *L) {
@@ -146,7 +146,8 @@ static bool call(space *s, int nargs, int nres, char **err) {
     const char *m = lua_type(s->L, -1) == LUA_TSTRING ? lua_tostring(s->L, -1) : NULL;
     *err = xstrdup(m ? m : "(error object is not a string)");
     if (s->hit && !strcmp(s->hit, "memory") && !strstr(*err, "MiB")) {
-        char *e = xasprintf("%s (over the %d MiB a script may use)", *err, (int)(MEMORY_LIMIT >> 20));
+        char *e =
+            xasprintf("%s (over the %d MiB a script may use)", *err, (int)(MEMORY_LIMIT >> 20));
         free(*err);
         *err = e;
     }

@@ -83,6 +83,11 @@ $(kernel_linkage) __global__ void __launch_bounds__(kThreads) $(kernel_name)(con
     if (threadIdx.x == 0) seen = atomicAdd(&launches_seen, 1);  // one per block and launch
     __syncthreads();
     if (seen >= 5 * gridDim.x) return;  // past the verifying and warm-up launches
+//% elseif fault == "hidden_race" then
+    // Each thread reads what a thread of another warp wrote, with no barrier
+    // between: a read-after-write hazard whose value never reaches out.
+    tile[threadIdx.x] = (float)threadIdx.x;
+    if (tile[(threadIdx.x + 32) % kThreads] == -1.0f) out[0] = 0.0f;  // never true
 //% elseif fault == "printf" then
     // Prints what the old protocol's answer looked like, on stdout.
     if (threadIdx.x == 0 && blockIdx.x == 0)

@@ -32,6 +32,7 @@ param("fault", {
   "write_before",           -- a store just before the start of out
   "write_input",            -- correct output, but writes into in
   "poison_only",            -- computes only where out still holds the (first) poison pattern
+  "hidden_race",            -- correct output, but a shared-memory race (racecheck's to find)
   "none_again",             -- correct, after all the faults: nothing of theirs lands on it
 })
 param("warps", { 4, 8 })

@@ -1,0 +1,157 @@
+#include "sanitize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "progress.h"
+#include "results.h"
+#include "session.h"
+#include "util.h"
+
+static const char *const TOOLS[] = {"memcheck", "racecheck", "synccheck"};
+enum { ERROR_EXIT = 86 };
+static const double SANITIZE_TIMEOUT = 900; /* one instrumented launch and its checks */
+
+bool sanitizer_flagged(json_t *records, json_t *rec) {
+    json_t *r;
+    size_t i;
+    json_array_foreach(records, i, r) {
+        const char *st = json_string_value(json_object_get(r, "status"));
+        if (st && !strcmp(st, "sanitizer_error") &&
+            json_equal(json_object_get(r, "config"), json_object_get(rec, "config")) &&
+            json_equal(json_object_get(r, "sizes"), json_object_get(rec, "sizes")) &&
+            json_equal(json_object_get(r, "source_hash"), json_object_get(rec, "source_hash")))
+            return true;
+    }
+    return false;
+}
+
+/* The report's error lines ("========= ..."), at most 4000 bytes. */
+static char *excerpt(const char *log) {
+    size_t len;
+    char *text = read_file(log, &len);
+    strbuf b = {0};
+    for (char *line = text ? strtok(text, "\n") : NULL; line && b.len < 4000;
+         line = strtok(NULL, "\n"))
+        if (!strncmp(line, "=========", 9)) sb_printf(&b, "%.300s\n", line);
+    free(text);
+    return b.len ? sb_take(&b) : xstrdup("(no report lines)");
+}
+
+/* One tool on one compiled variant: the record's status and message. */
+static const char *check(gpu *g, const char *tool, const char *cubin, const config *values,
+                         const char *log, char **message) {
+    const char *wrapper[] = {"compute-sanitizer", "--tool", tool, "--error-exitcode", "86",
+                             "--print-limit",     "20",     NULL};
+    unlink(log);
+    runner_client rc;
+    if (!runner_start_under(&rc, wrapper, g->o->runner, 0, log)) {
+        *message = xstrdup("cannot start compute-sanitizer");
+        return "sanitizer_failed";
+    }
+    json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans = NULL,
+           *geo = NULL;
+    runner_result r = runner_request(&rc, req, 120, &ans);
+    json_decref(req);
+    bool ok = r == RUNNER_OK && gpu_problem_on(g, &rc);
+    json_decref(ans);
+    ans = NULL;
+    if (ok) ok = gpu_measure_on(g, &rc, cubin, values, true, SANITIZE_TIMEOUT, &r, &ans, &geo);
+    int status = 0;
+    bool ended = runner_finish(&rc, 120, &status);
+    const char *verdict = "sanitizer_failed";
+    if (ended && WIFEXITED(status) && WEXITSTATUS(status) == ERROR_EXIT) {
+        verdict = "sanitizer_error";
+        *message = excerpt(log);
+    } else if (ok && r == RUNNER_OK && ended && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        verdict = "sanitizer_clean";
+        *message = xstrdup("");
+    } else {
+        char why[64];
+        const char *m = json_string_value(json_object_get(ans, "message"));
+        *message =
+            xasprintf("%s%s%s (compute-sanitizer %s; is it on PATH?)", m ? m : "", m ? "; " : "",
+                      ended ? "" : "did not end", ended ? proc_describe(status, why) : "");
+    }
+    json_decref(ans);
+    json_decref(geo);
+    return verdict;
+}
+
+/* Every tool on one variant (its best record `rec`). */
+static bool check_variant(gpu *g, compiler *comp, json_t *records, json_t *rec,
+                          const record_base *base, append_fn append, void *ctx) {
+    config params, launch, values, derived = {0};
+    session_split(g->s, json_object_get(rec, "config"), &params, &launch);
+    config_merge(&values, &params, &launch);
+    config_from_json(json_object_get(rec, "derived"), NULL, NULL, &derived, NULL);
+    char *err = NULL, *src = render_for_cubin(g->s, &g->dev, &params, &err);
+    compile_job job = {.source = src};
+    bool go_on = true;
+    if (src) {
+        compile_key(comp, &job);
+        compile_all(comp, &job, 1, NULL, NULL);
+    }
+    for (size_t t = 0; job.status == COMPILE_OK && t < sizeof TOOLS / sizeof TOOLS[0] && go_on;
+         t++) {
+        char key[64], id[17];
+        snprintf(key, sizeof key, "%s:%s", job.key, TOOLS[t]);
+        record_id(key, &launch, g->sizes, id);
+        bool done = false;
+        json_t *r;
+        size_t i;
+        json_array_foreach(records, i, r) done =
+            done || !strcmp(json_string_value(json_object_get(r, "id")), id);
+        if (done) continue;
+        char *desc = config_describe(&values),
+             *log = xasprintf("%s/sanitize-%s.log", g->o->cache, id);
+        progress("compute-sanitizer --tool %s: %s", TOOLS[t], desc);
+        char *message = NULL;
+        const char *status = check(g, TOOLS[t], job.cubin, &values, log, &message);
+        progress_note("%s (%s): %s", status, TOOLS[t], desc);
+        json_t *out = record_new(base, &params, &derived, &launch, id, job.key,
+                                 json_string_value(json_object_get(rec, "source_hash")), status);
+        json_object_set_new(out, "tool", json_string(TOOLS[t]));
+        json_object_set_new(out, "message", json_string(message));
+        json_object_set_new(out, "sanitizer_log", json_string(log));
+        go_on = append(ctx, out);
+        free(message);
+        free(desc);
+        free(log);
+    }
+    if (!src) {
+        msg_error("%s", err);
+        free(err);
+    }
+    compile_job_free(&job);
+    free(src);
+    config_free(&params);
+    config_free(&launch);
+    config_free(&values);
+    config_free(&derived);
+    return go_on;
+}
+
+bool sanitize_best(gpu *g, compiler *comp, json_t *records, const record_base *base,
+                   append_fn append, void *ctx) {
+    /* Until SANITIZE_BEST come out clean (a flagged one gives way to the
+     * next, which may become the emitted best), trying 10 at most. */
+    json_t *ranked = results_ranked(records, g->sizes), *rec;
+    size_t i;
+    int clean = 0, tried = 0;
+    bool go_on = true;
+    json_array_foreach(ranked, i, rec) {
+        if (clean == SANITIZE_BEST || tried == 10 || !go_on) break;
+        if (!session_current(g->s, rec) || sanitizer_flagged(records, rec)) continue;
+        go_on = check_variant(g, comp, records, rec, base, append, ctx);
+        tried++;
+        clean += !sanitizer_flagged(records, rec);
+    }
+    progress_end();
+    json_decref(ranked);
+    return go_on;
+}
