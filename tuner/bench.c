@@ -133,9 +133,9 @@ int cmd_bench(const options *o) {
     }
     space *s = session_open_space(o);
     if (!s) return EXIT_INPUT;
-    gpu g;
-    int rc = gpu_open(&g, o, s);
-    json_t *instances = NULL, *sizes = rc == EXIT_OK ? session_sizes(s, o, &instances) : NULL;
+    json_t *instances = NULL, *sizes = session_sizes(s, o, &instances);
+    gpu g = {0};
+    int rc = sizes ? gpu_open(&g, o, s) : EXIT_INPUT;
     if (rc == EXIT_OK && !sizes) rc = EXIT_INPUT;
     char *path = xasprintf("%s/%s/%s.jsonl", o->results, g.key, space_name(s)), *err = NULL;
     int dropped;

@@ -134,35 +134,14 @@ static bool parse_size(const char *s, struct size_override *out) {
     for (const char *p = s; p < eq; p++)
         if (!(isalnum((unsigned char)*p) || *p == '_') || (p == s && isdigit((unsigned char)*p)))
             return false;
+    if (!parse_integer(eq + 1, 0, (1LL << 62), &out->value)) return false;
     out->name = strndup(s, (size_t)(eq - s));
-    return parse_integer(eq + 1, 0, (1LL << 62), &out->value);
+    return true;
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) {
-        fputs(usage_text, stderr);
-        return EXIT_USAGE;
-    }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        fputs(usage_text, stdout);
-        return EXIT_OK;
-    }
-    const struct command *cmd = find_command(argv[1]);
-    if (!cmd) return usage_error(NULL, "unknown command '%s'", argv[1]);
-
-    char *here = self_dir();
-    options o = {.command = cmd->name,
-                 .root = BARTUNE_ROOT,
-                 .nvcc = BARTUNE_NVCC,
-                 .jobs = 0,
-                 .reps = 20,
-                 .timeout = 10,
-                 .compile_timeout = 120};
-    char *runner = path_join(here, "bartune-runner");
-    char *cache = path_join(here, "variants");
-    o.runner = runner;
-    o.cache = cache;
-
+/* Fills `o` from the command line. Returns -1 to go on, or the exit code
+ * (after printing the usage error or the help). */
+static int parse_options(int argc, char **argv, const struct command *cmd, options *o) {
     enum {
         O_SIZE = 256,
         O_SEED,
@@ -213,8 +192,6 @@ int main(int argc, char **argv) {
     int c;
     double v;
     long long iv;
-    o.seed = 1;
-    o.sizes = xmalloc(sizeof *o.sizes * (size_t)argc);
     while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h':
@@ -223,21 +200,21 @@ int main(int argc, char **argv) {
         case 'j':
             if (!parse_integer(optarg, 1, 1024, &iv))
                 return usage_error(cmdspace, "-j needs a count in 1..1024, got '%s'", optarg);
-            o.jobs = (int)iv;
+            o->jobs = (int)iv;
             break;
         case O_SIZE:
-            if (!parse_size(optarg, &o.sizes[o.n_sizes]))
+            if (!parse_size(optarg, &o->sizes[o->n_sizes]))
                 return usage_error(cmdspace, "--size needs NAME=INTEGER (0..2^62), got '%s'",
                                    optarg);
-            o.n_sizes++;
+            o->n_sizes++;
             break;
         case O_SEED:
             if (!parse_integer(optarg, 0, 0x7fffffffffffffffLL, &iv))
                 return usage_error(cmdspace, "--seed needs an integer >= 0, got '%s'", optarg);
-            o.seed = (unsigned long long)iv;
+            o->seed = (unsigned long long)iv;
             break;
         case O_SANITIZE:
-            o.sanitize = true;
+            o->sanitize = true;
             break;
         case O_STIMEOUT:
             if (!parse_number(optarg, 0.1, 86400, &v))
@@ -249,87 +226,119 @@ int main(int argc, char **argv) {
             if (!parse_statuses(optarg))
                 return usage_error(cmdspace, "--retry needs statuses such as crash,hang, got '%s'",
                                    optarg);
-            o.retry = optarg;
+            o->retry = optarg;
             break;
         case O_REPS:
             if (!parse_integer(optarg, 10, 100000, &iv))
                 return usage_error(cmdspace, "--reps needs a count in 10..100000, got '%s'",
                                    optarg);
-            o.reps = (int)iv;
+            o->reps = (int)iv;
             break;
         case O_TIMEOUT:
             if (!parse_number(optarg, 0.1, 86400, &v))
                 return usage_error(cmdspace, "--timeout needs seconds in 0.1..86400, got '%s'",
                                    optarg);
-            o.timeout = v;
+            o->timeout = v;
             break;
         case O_CTIMEOUT:
             if (!parse_number(optarg, 0.1, 86400, &v))
                 return usage_error(
                     cmdspace, "--compile-timeout needs seconds in 0.1..86400, got '%s'", optarg);
-            o.compile_timeout = v;
+            o->compile_timeout = v;
             break;
         case O_RETIME:
-            o.retime = true;
+            o->retime = true;
             break;
         case O_NOEMIT:
-            o.no_emit = true;
+            o->no_emit = true;
             break;
         case O_RESULTS:
-            o.results = optarg;
+            o->results = optarg;
             break;
         case O_KERNELS:
-            o.kernels = optarg;
+            o->kernels = optarg;
             break;
         case O_CACHE:
-            o.cache = optarg;
+            o->cache = optarg;
             break;
         case O_ROOT:
-            o.root = optarg;
+            o->root = optarg;
             break;
         case O_ARCH:
-            o.arch = optarg;
+            o->arch = optarg;
             break;
         case O_RECORDS:
-            o.records = optarg;
+            o->records = optarg;
             break;
         case O_NVCC:
-            o.nvcc = optarg;
+            o->nvcc = optarg;
             break;
         case O_RUNNER:
-            o.runner = optarg;
+            o->runner = optarg;
             break;
         case O_TEMPLATES:
-            o.templates = optarg;
+            o->templates = optarg;
             break;
         default:
             return usage_error(cmdspace, "%s", "bad option");
         }
     }
     /* Positionals: the space, then k=v overrides. */
-    char **over = xmalloc(sizeof(char *) * (size_t)(argc + 1));
+    char **over = o->overrides;
     for (int i = optind; i < argc; i++) {
         const char *a = argv[i];
         if (strchr(a, '=') && a[0] != '=') {
-            over[o.n_overrides++] = argv[i];
-        } else if (!o.space_path && cmd->needs_space) {
-            o.space_path = a;
+            over[o->n_overrides++] = argv[i];
+        } else if (!o->space_path && cmd->needs_space) {
+            o->space_path = a;
         } else {
             return usage_error(cmdspace, "unexpected argument '%s' (overrides are name=value)", a);
         }
     }
-    o.overrides = over;
-    if (cmd->needs_space && !o.space_path)
+    if (cmd->needs_space && !o->space_path)
         return usage_error(cmdspace, "%s", "which space? e.g. gen/pipeline.lua");
+    return -1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    const struct command *cmd = find_command(argv[1]);
+    if (!cmd) return usage_error(NULL, "unknown command '%s'", argv[1]);
+
+    char *here = self_dir();
+    options o = {.command = cmd->name,
+                 .root = BARTUNE_ROOT,
+                 .nvcc = BARTUNE_NVCC,
+                 .jobs = 0,
+                 .reps = 20,
+                 .timeout = 10,
+                 .compile_timeout = 120};
+    char *runner = path_join(here, "bartune-runner");
+    char *cache = path_join(here, "variants");
+    o.runner = runner;
+    o.cache = cache;
+
+    o.seed = 1;
+    o.sizes = xmalloc(sizeof *o.sizes * (size_t)argc);
+    o.overrides = xmalloc(sizeof(char *) * (size_t)(argc + 1));
+    int rc = parse_options(argc, argv, cmd, &o);
     char *results = path_join(o.root, "results"), *kernels = path_join(o.root, "kernels");
     if (!o.results) o.results = results;
     if (!o.kernels) o.kernels = kernels;
-
-    proc_catch_signals();
-    int rc = cmd->fn(&o);
-    if (proc_interrupted && rc != EXIT_OK) rc = EXIT_INTERRUPTED;
-    proc_kill_all();
-    free(over);
+    if (rc < 0) {
+        proc_catch_signals();
+        rc = cmd->fn(&o);
+        if (proc_interrupted && rc != EXIT_OK) rc = EXIT_INTERRUPTED;
+        proc_kill_all();
+    }
+    free(o.overrides);
     for (int i = 0; i < o.n_sizes; i++)
         free(o.sizes[i].name);
     free(o.sizes);

@@ -256,8 +256,9 @@ int cmd_run(const options *o) {
     run_ctx c = {.o = o};
     c.s = session_open_space(o);
     if (!c.s) return EXIT_INPUT;
-    int rc = gpu_open(&c.g, o, c.s);
-    json_t *instances = NULL, *sizes = rc == EXIT_OK ? session_sizes(c.s, o, &instances) : NULL;
+    /* Sizes first: a bad --size is said without a GPU. */
+    json_t *instances = NULL, *sizes = session_sizes(c.s, o, &instances);
+    int rc = sizes ? gpu_open(&c.g, o, c.s) : EXIT_INPUT;
     variant_set vs = {0};
     char **sources = NULL;
     if (rc == EXIT_OK && !sizes) rc = EXIT_INPUT;

@@ -205,7 +205,7 @@ function M.instance(P, s)
   for _, v in ipairs(P.scalars) do inst.scalars[#inst.scalars + 1] = { name = v.name, type = v.type, value = v.value } end
   for _, b in ipairs(P.buffers) do
     local len = length_of(b, s)
-    if math.type(len) ~= "integer" or len < 1 or len * M.TYPES[b.type] > MAX_BYTES then
+    if math.type(len) ~= "integer" or len < 1 or len > MAX_BYTES // M.TYPES[b.type] then
       fail(P.file, string.format("buffer '%s': length %s at these sizes is not an integer in 1..%d",
         b.name, tostring(len), MAX_BYTES // M.TYPES[b.type]))
     end
