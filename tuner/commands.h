@@ -12,5 +12,6 @@ int cmd_emit(const options *o);
 int cmd_show(const options *o);
 int cmd_devices(const options *o);
 int cmd_bench(const options *o);
+int cmd_replay(const options *o);
 
 #endif

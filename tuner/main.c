@@ -28,6 +28,7 @@ static const char usage_text[] =
     "  show SPACE              print the recorded results of this GPU, best first\n"
     "  bench SPACE             time the recorded best beside the baselines and the floor\n"
     "  devices                 print the GPUs the runner sees\n"
+    "  replay SPACE --records FILE  a search strategy against recorded results (no GPU)\n"
     "\n"
     "Run 'bartune <command> --help' for the options of a command.\n";
 
@@ -88,6 +89,12 @@ static const struct command commands[] = {
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
      "best variant and each baseline again, side by side in one run.\n"},
     {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n"},
+    {"replay", cmd_replay, true,
+     "usage: bartune replay SPACE --records FILE [--strategy NAME] [--seeds N] [--budget N]\n"
+     "Runs a search strategy (gen/lib/strategies/NAME.lua, default ils) against recorded\n"
+     "results with no GPU, for seeds 1..N (default 30), and prints how many measured\n"
+     "configurations it needed to come within 1, 2 and 5% of the recorded best, and its\n"
+     "best after 50, 100, 200 and 500 (budget default 500).\n"},
 };
 
 static const struct command *find_command(const char *name) {
@@ -146,6 +153,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_SIZE = 256,
         O_SEED,
         O_STIMEOUT,
+        O_STRATEGY,
+        O_SEEDS,
+        O_BUDGET,
         O_SANITIZE,
         O_RETRY,
         O_REPS,
@@ -169,6 +179,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"size", required_argument, NULL, O_SIZE},
         {"seed", required_argument, NULL, O_SEED},
         {"script-timeout", required_argument, NULL, O_STIMEOUT},
+        {"strategy", required_argument, NULL, O_STRATEGY},
+        {"seeds", required_argument, NULL, O_SEEDS},
+        {"budget", required_argument, NULL, O_BUDGET},
         {"sanitize", no_argument, NULL, O_SANITIZE},
         {"retry", required_argument, NULL, O_RETRY},
         {"reps", required_argument, NULL, O_REPS},
@@ -212,6 +225,19 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             if (!parse_integer(optarg, 0, 0x7fffffffffffffffLL, &iv))
                 return usage_error(cmdspace, "--seed needs an integer >= 0, got '%s'", optarg);
             o->seed = (unsigned long long)iv;
+            break;
+        case O_STRATEGY:
+            o->strategy = optarg;
+            break;
+        case O_SEEDS:
+            if (!parse_integer(optarg, 1, 1000, &iv))
+                return usage_error(cmdspace, "--seeds needs a count in 1..1000, got '%s'", optarg);
+            o->seeds = (int)iv;
+            break;
+        case O_BUDGET:
+            if (!parse_integer(optarg, 1, 10000000, &iv))
+                return usage_error(cmdspace, "--budget needs a count >= 1, got '%s'", optarg);
+            o->budget = (int)iv;
             break;
         case O_SANITIZE:
             o->sanitize = true;
@@ -326,6 +352,8 @@ int main(int argc, char **argv) {
     o.cache = cache;
 
     o.seed = 1;
+    o.seeds = 30;
+    o.budget = 500;
     o.sizes = xmalloc(sizeof *o.sizes * (size_t)argc);
     o.overrides = xmalloc(sizeof(char *) * (size_t)(argc + 1));
     int rc = parse_options(argc, argv, cmd, &o);

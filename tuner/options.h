@@ -28,6 +28,8 @@ typedef struct {
     int reps;
     double timeout; /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
+    const char *strategy; /* replay: a strategy name or file */
+    int seeds, budget;    /* replay */
     bool retime;
     bool sanitize;     /* run: compute-sanitizer on the best few */
     const char *retry; /* "crash,hang": statuses measured again */

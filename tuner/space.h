@@ -60,4 +60,11 @@ json_t *space_instance(space *s, json_t *sizes, char **err);
 json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,
                        char **err);
 
+/* Replays `strategy` (Lua text, named chunkname) against `records` for
+ * seeds 1..seeds with a budget of measured configurations: {runs: [{within:
+ * {1, 2, 5}, at: {50, 100, 200, 500}, measured, compiled, compiled_at_2}],
+ * candidates, ok, best}. NULL and *err on failure. */
+json_t *space_replay(space *s, const device_info *dev, json_t *records, const char *strategy,
+                     const char *chunkname, int seeds, int budget, char **err);
+
 #endif

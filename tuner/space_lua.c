@@ -33,6 +33,7 @@ struct space {
     lua_State *L;
     int module_ref; /* gen/lib/space.lua's table */
     int space_ref;  /* the loaded space */
+    int search_ref; /* gen/lib/search.lua's table */
     char *templates_dir, *root, *space_dir;
     char *file, *name;
     char *reference_source, *reference_dir;
@@ -448,10 +449,22 @@ static bool load_library(space *s, char **err) {
     ok = ok && load_lib(s, lib_dir, "space.lua", err);
     free(lib_dir);
     if (!ok) return false;
-    lua_insert(s->L, -3); /* space_chunk template problem */
-    if (!call(s, 2, 1, err)) return false;
+    lua_pushvalue(s->L, -3);               /* template problem space_chunk template */
+    lua_insert(s->L, -3);                  /* template template problem space_chunk */
+    lua_insert(s->L, -3);                  /* template space_chunk template problem */
+    if (!call(s, 2, 1, err)) return false; /* template M */
     lua_pushcfunction(s->L, l_read_template);
     lua_setfield(s->L, -2, "read");
+    /* search = <search.lua>(M, template) */
+    lib_dir = path_join(s->root, "gen/lib");
+    ok = load_lib(s, lib_dir, "search.lua", err);
+    free(lib_dir);
+    if (!ok) return false;                             /* template M search_chunk */
+    lua_pushvalue(s->L, -2);                           /* template M chunk M */
+    lua_pushvalue(s->L, -4);                           /* template M chunk M template */
+    if (!call(s, 2, 1, err)) return false;             /* template M search */
+    s->search_ref = luaL_ref(s->L, LUA_REGISTRYINDEX); /* template M */
+    lua_remove(s->L, -2);                              /* M */
     return true;
 }
 
@@ -707,4 +720,60 @@ json_t *space_geometry(space *s, const device_info *dev, const config *values, j
     else
         lua_pushnil(s->L);
     return call_json(s, 3, err);
+}
+
+/* Records as the replay's landscape: canonical "a=1 b=x" (names sorted) ->
+ * { status, ms }; a later record of the same config wins. */
+static void push_landscape(lua_State *L, json_t *records) {
+    lua_createtable(L, 0, (int)json_array_size(records));
+    json_t *rec;
+    size_t i;
+    json_array_foreach(records, i, rec) {
+        json_t *cfg = json_object_get(rec, "config");
+        const char *keys[256];
+        size_t n = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(cfg, k, v) if (n < 256) keys[n++] = k;
+        for (size_t a = 1; a < n; a++)
+            for (size_t b = a; b > 0 && strcmp(keys[b - 1], keys[b]) > 0; b--) {
+                const char *t = keys[b];
+                keys[b] = keys[b - 1];
+                keys[b - 1] = t;
+            }
+        strbuf desc = {0};
+        for (size_t a = 0; a < n; a++) {
+            char buf[32];
+            sb_printf(&desc, "%s%s=%s", a ? " " : "", keys[a],
+                      json_text(json_object_get(cfg, keys[a]), buf));
+        }
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, json_string_value(json_object_get(rec, "status")));
+        lua_setfield(L, -2, "status");
+        lua_pushnumber(L, json_number_value(json_object_get(rec, "median_ms")));
+        lua_setfield(L, -2, "ms");
+        lua_setfield(L, -2, desc.data ? desc.data : "");
+        free(desc.data);
+    }
+}
+
+json_t *space_replay(space *s, const device_info *dev, json_t *records, const char *strategy,
+                     const char *chunkname, int seeds, int budget, char **err) {
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref); /* search */
+    lua_getfield(L, -1, "replay");                    /* search fn */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);  /* search fn S */
+    push_device(L, dev);
+    push_landscape(L, records);
+    lua_pushstring(L, strategy);
+    lua_pushstring(L, chunkname);
+    lua_pushinteger(L, seeds);
+    lua_pushinteger(L, budget); /* search fn S dev land text name seeds budget */
+    if (!call(s, 7, 1, err)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    json_t *j = to_json(L, -1, 0, err);
+    lua_pop(L, 2);
+    return j;
 }

@@ -1,0 +1,180 @@
+-- Search strategies and their replay against a recorded landscape.
+--
+-- A strategy is a Lua file in gen/lib/strategies/<name>.lua, run in the same
+-- sandbox as spaces, that returns a table of three functions:
+--   init(space, budget, rng)  space.candidates: every launch configuration of
+--                             every variant, each { id = i, values = {name = v},
+--                             key = compile key (candidates of one key share a
+--                             cubin) }; space.params: { {name, values}... } in
+--                             declaration order; space.neighbours(c): the
+--                             candidates that differ from c in one value;
+--                             rng:int(n) in 1..n, rng:float() in [0, 1)
+--   ask(k)                    up to k candidates to evaluate next (none: done)
+--   tell(c, result)           result.status ("ok", "over_occupancy", ...) and,
+--                             when ok, result.time (ms)
+-- Replay answers tell from the records, with no GPU and no nvcc, and counts
+-- what a run would have paid: measured configurations (over_occupancy is
+-- known from the compiled variant's occupancy and costs no measurement) and
+-- variants compiled.
+local space_lib, template = ...
+local M = {}
+
+-- xorshift64*, seeded: the same seed gives the same search everywhere.
+local function new_rng(seed)
+  local s = seed * 2654435761 + 0x9E3779B97F4A7C15
+  if s == 0 then s = 1 end
+  local rng = {}
+  local function next64()
+    s = s ~ (s >> 12)
+    s = s ~ (s << 25)
+    s = s ~ (s >> 27)
+    return (s * 0x2545F4914F6CDD1D) >> 11 -- 53 bits
+  end
+  function rng:float() return next64() / 9007199254740992.0 end
+  function rng:int(n) return 1 + next64() % n end
+  return rng
+end
+
+-- "a=1 b=x": every name of a config, sorted, as the records' key.
+function M.describe(values)
+  local names = {}
+  for k in pairs(values) do names[#names + 1] = k end
+  table.sort(names)
+  local parts = {}
+  for _, k in ipairs(names) do parts[#parts + 1] = k .. "=" .. tostring(values[k]) end
+  return table.concat(parts, " ")
+end
+
+-- Every launch configuration of every variant of S for dev.
+function M.candidates(S, dev)
+  local list = space_lib.variants(S, dev, {})
+  local out, params = {}, {}
+  for _, p in ipairs(S.params) do params[#params + 1] = { name = p.name, values = p.values } end
+  for _, p in ipairs(S.launch) do params[#params + 1] = { name = p.name, values = p.values } end
+  for _, v in ipairs(list) do
+    local base, key = {}, {}
+    for _, pv in ipairs(v.params) do base[pv[1]] = pv[2]; key[#key + 1] = pv[1] .. "=" .. tostring(pv[2]) end
+    for _, combo in ipairs(v.launches) do
+      local values = {}
+      for k, x in pairs(base) do values[k] = x end
+      for _, lv in ipairs(combo) do values[lv[1]] = lv[2] end
+      out[#out + 1] = { id = #out + 1, values = values, key = table.concat(key, " "), desc = M.describe(values) }
+    end
+  end
+  return out, params
+end
+
+-- The view of the space a strategy gets, with neighbours by one value.
+local function space_view(cands, params)
+  local by_desc = {}
+  for _, c in ipairs(cands) do by_desc[c.desc] = c end
+  local view = { candidates = cands, params = params }
+  local cache = {}
+  function view.neighbours(c)
+    if cache[c.id] then return cache[c.id] end
+    local out = {}
+    for _, p in ipairs(params) do
+      if c.values[p.name] ~= nil then
+        for _, v in ipairs(p.values) do
+          if v ~= c.values[p.name] then
+            local values = {}
+            for k, x in pairs(c.values) do values[k] = x end
+            values[p.name] = v
+            local n = by_desc[M.describe(values)]
+            if n then out[#out + 1] = n end
+          end
+        end
+      end
+    end
+    cache[c.id] = out
+    return out
+  end
+  return view
+end
+
+-- Loads a strategy's text in the sandbox; returns its table.
+function M.load_strategy(text, chunkname)
+  local env = space_lib.sandbox({})
+  local chunk, err = load(text, chunkname, "t", env)
+  if not chunk then error(err, 0) end
+  local st = chunk()
+  if type(st) ~= "table" or type(st.init) ~= "function" or type(st.ask) ~= "function"
+      or type(st.tell) ~= "function" then
+    error(chunkname:gsub("^@", "") .. ": a strategy returns { init = function(space, budget, rng), ask = function(k), tell = function(c, result) }", 0)
+  end
+  return st
+end
+
+-- One replay of a strategy with one seed. landscape: desc -> { status, ms }.
+-- Returns the evaluations it needed to come within 1, 2 and 5% of the best
+-- recorded time, its best at budgets of 50, 100, 200 and 500 (relative to
+-- the best), and what it compiled by the 2% point.
+local function replay_one(st_text, chunkname, view, landscape, best, budget, seed)
+  local st = M.load_strategy(st_text, chunkname)
+  st.init(view, budget, new_rng(seed))
+  local seen, keys, compiled = {}, {}, 0
+  local measured, evaluations, found = 0, 0, nil
+  local out = { within = {}, at = {}, compiled_at_2 = nil }
+  local marks = { 50, 100, 200, 500 }
+  local stalled = 0
+  while measured < budget and evaluations < #view.candidates and stalled < 1000 do
+    local batch = st.ask(8)
+    if type(batch) ~= "table" or #batch == 0 then break end
+    local fresh = 0
+    for _, c in ipairs(batch) do
+      if type(c) == "table" and view.candidates[c.id] == c then
+        local rec = landscape[c.desc] or { status = "not_measured" }
+        if not seen[c.id] then
+          seen[c.id] = true
+          evaluations = evaluations + 1
+          fresh = fresh + 1
+          if not keys[c.key] then keys[c.key] = true; compiled = compiled + 1 end
+          if rec.status ~= "over_occupancy" and rec.status ~= "compile_error" then
+            measured = measured + 1
+            if rec.status == "ok" and (not found or rec.ms < found) then found = rec.ms end
+            for _, pct in ipairs({ 1, 2, 5 }) do
+              local key = tostring(pct)
+              if not out.within[key] and found and found <= best * (1 + pct / 100) then
+                out.within[key] = measured
+                if pct == 2 then out.compiled_at_2 = compiled end
+              end
+            end
+            for _, m in ipairs(marks) do
+              if measured == m then out.at[tostring(m)] = found and found / best - 1 or false end
+            end
+          end
+        end
+        st.tell(c, { status = rec.status, time = rec.status == "ok" and rec.ms or nil })
+      end
+    end
+    stalled = fresh == 0 and stalled + 1 or 0
+  end
+  for _, m in ipairs(marks) do
+    if out.at[tostring(m)] == nil then out.at[tostring(m)] = found and found / best - 1 or false end
+  end
+  out.measured, out.compiled = measured, compiled
+  return out
+end
+
+-- Replays `seeds` seeds; returns a list of replay_one results and the
+-- number of candidates and of ok ones.
+function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
+  local cands, params = M.candidates(S, dev)
+  local view = space_view(cands, params)
+  local best, ok = nil, 0
+  for _, c in ipairs(cands) do
+    local r = landscape[c.desc]
+    if r and r.status == "ok" then
+      ok = ok + 1
+      if not best or r.ms < best then best = r.ms end
+    end
+  end
+  if not best then error("the records hold no ok measurement of this space's candidates", 0) end
+  local runs = {}
+  for seed = 1, seeds do
+    runs[#runs + 1] = replay_one(st_text, chunkname, view, landscape, best, budget, seed)
+  end
+  return { runs = runs, candidates = #cands, ok = ok, best = best }
+end
+
+return M

@@ -1,0 +1,93 @@
+-- A genetic algorithm over the space's candidates (in the manner of Kernel
+-- Tuner's genetic_algorithm and of Holland's): a population of verified
+-- candidates, tournament selection, uniform crossover and mutation by one
+-- neighbour step. A child that is not a candidate of the space (invalid by
+-- its constraints) is repaired to the nearest one by neighbour steps from a
+-- parent; candidates that did not verify never breed, so invalid regions
+-- cost at most one evaluation each. Random immigrants (one child in five)
+-- and a restart of the population after 40 evaluations without a better
+-- best keep it from settling in one kind of kernel.
+local S = {}
+local space, rng
+local by_desc, tried, pop, queue = {}, {}, {}, {}
+local POP = 10
+local since_best = 0
+
+local function describe(values)
+  local names = {}
+  for k in pairs(values) do names[#names + 1] = k end
+  table.sort(names)
+  local parts = {}
+  for _, k in ipairs(names) do parts[#parts + 1] = k .. "=" .. tostring(values[k]) end
+  return table.concat(parts, " ")
+end
+
+local function random_candidate()
+  for _ = 1, 50 do
+    local c = space.candidates[rng:int(#space.candidates)]
+    if not tried[c.id] then return c end
+  end
+  return space.candidates[rng:int(#space.candidates)]
+end
+
+local function tournament()
+  local a, b = pop[rng:int(#pop)], pop[rng:int(#pop)]
+  return a.t <= b.t and a.c or b.c
+end
+
+-- Uniform crossover; falls back to a neighbour of a parent when the mix is
+-- not a candidate.
+local function child(p, q)
+  local values = {}
+  for k, v in pairs(p.values) do values[k] = v end
+  for k, v in pairs(q.values) do if values[k] ~= nil and rng:float() < 0.5 then values[k] = v end end
+  local c = by_desc[describe(values)] or p
+  if c == p or c == q or rng:float() < 0.3 then -- mutation: one neighbour step
+    local ns = space.neighbours(c)
+    if #ns > 0 then c = ns[rng:int(#ns)] end
+  end
+  return c
+end
+
+function S.init(sp, budget, r)
+  space, rng = sp, r
+  by_desc, tried, pop, queue, since_best = {}, {}, {}, {}, 0
+  for _, c in ipairs(space.candidates) do by_desc[c.desc] = c end
+  for _ = 1, 2 * POP do queue[#queue + 1] = random_candidate() end
+end
+
+function S.ask(k)
+  local out, guard = {}, 0
+  while #out < k and guard < 50 * k do
+    guard = guard + 1
+    local c
+    if #queue > 0 then
+      c = table.remove(queue, 1)
+    elseif #pop >= 2 and rng:float() >= 0.2 then
+      c = child(tournament(), tournament())
+    else
+      c = random_candidate()
+    end
+    if not tried[c.id] then
+      tried[c.id] = true
+      out[#out + 1] = c
+    end
+  end
+  return out
+end
+
+function S.tell(c, result)
+  since_best = since_best + 1
+  if since_best > 40 and #pop > 1 then -- stagnation: keep the best, start the rest afresh
+    pop = { pop[1] }
+    since_best = 0
+    for _ = 1, POP do queue[#queue + 1] = random_candidate() end
+  end
+  if result.status ~= "ok" then return end
+  if #pop == 0 or result.time < pop[1].t then since_best = 0 end
+  pop[#pop + 1] = { c = c, t = result.time }
+  table.sort(pop, function(a, b) return a.t < b.t end)
+  while #pop > POP do table.remove(pop) end
+end
+
+return S

@@ -1,0 +1,131 @@
+-- Iterated local search (Lourenco, Martin and Stutzle, "Iterated Local
+-- Search", 2003) over the space's neighbourhood (candidates that differ in
+-- one value), for mixed categorical/integer spaces with many invalid points:
+--   1. a spread-out start: candidates chosen so that every value of every
+--      parameter appears early (invalid points cost nothing in the search);
+--   2. best-improvement descent from the incumbent: its untried neighbours,
+--      the most promising first (those that share the values of the best
+--      points seen so far);
+--   3. at a local optimum, a kick: a random walk of a few steps from the
+--      incumbent, or a fresh start from an untried region, and descend again.
+local S = {}
+local space, rng
+local tried, times = {}, {}
+local queue = {}
+local incumbent, best_time
+local start_left
+
+local function untried(list)
+  local out = {}
+  for _, c in ipairs(list) do if not tried[c.id] then out[#out + 1] = c end end
+  return out
+end
+
+-- How often each (name, value) appears among the fastest few seen.
+local function value_scores()
+  local ranked = {}
+  for id, t in pairs(times) do ranked[#ranked + 1] = { id = id, t = t } end
+  table.sort(ranked, function(a, b) return a.t < b.t end)
+  local score = {}
+  for i = 1, math.min(5, #ranked) do
+    for k, v in pairs(space.candidates[ranked[i].id].values) do
+      local key = k .. "=" .. tostring(v)
+      score[key] = (score[key] or 0) + (6 - i)
+    end
+  end
+  return score
+end
+
+local function promise(c, score)
+  local s = 0
+  for k, v in pairs(c.values) do s = s + (score[k .. "=" .. tostring(v)] or 0) end
+  return s
+end
+
+-- A start that covers every value of every parameter once, at random.
+local function spread_start()
+  local need = {}
+  for _, p in ipairs(space.params) do
+    for _, v in ipairs(p.values) do need[p.name .. "=" .. tostring(v)] = true end
+  end
+  local picks, guard = {}, 0
+  while next(need) and guard < 200 do
+    guard = guard + 1
+    local c = space.candidates[rng:int(#space.candidates)]
+    local gain = 0
+    for k, v in pairs(c.values) do if need[k .. "=" .. tostring(v)] then gain = gain + 1 end end
+    if gain > 0 and not tried[c.id] then
+      picks[#picks + 1] = c
+      for k, v in pairs(c.values) do need[k .. "=" .. tostring(v)] = nil end
+    end
+  end
+  return picks
+end
+
+local function descend()
+  local score = value_scores()
+  local ns = untried(space.neighbours(incumbent))
+  table.sort(ns, function(a, b) return promise(a, score) > promise(b, score) end)
+  for i = 1, math.min(#ns, 6) do queue[#queue + 1] = ns[i] end
+end
+
+local function kick()
+  if rng:float() < 0.7 and incumbent then
+    local c = incumbent
+    for _ = 1, 2 + rng:int(2) do
+      local ns = space.neighbours(c)
+      if #ns == 0 then break end
+      c = ns[rng:int(#ns)]
+    end
+    if not tried[c.id] then queue[#queue + 1] = c end
+    for _, n in ipairs(untried(space.neighbours(c))) do
+      if #queue >= 3 then break end
+      queue[#queue + 1] = n
+    end
+  end
+  if #queue == 0 then
+    for _ = 1, 20 do
+      local c = space.candidates[rng:int(#space.candidates)]
+      if not tried[c.id] then queue[#queue + 1] = c break end
+    end
+  end
+end
+
+function S.init(sp, budget, r)
+  space, rng = sp, r
+  tried, times, queue, incumbent, best_time = {}, {}, {}, nil, nil
+  queue = spread_start()
+  start_left = #queue
+end
+
+function S.ask(k)
+  local out = {}
+  for _ = 1, 3 do
+    while #out < k and #queue > 0 do
+      local c = table.remove(queue, 1)
+      if not tried[c.id] then
+        tried[c.id] = true
+        out[#out + 1] = c
+      end
+    end
+    if #out > 0 then return out end
+    if incumbent then descend() end
+    if #queue == 0 then kick() end
+  end
+  return out
+end
+
+function S.tell(c, result)
+  if result.status ~= "ok" then return end
+  times[c.id] = result.time
+  if not best_time or result.time < best_time then
+    best_time, incumbent = result.time, c
+    -- improvement: look around the new incumbent before anything else
+    local score = value_scores()
+    local ns = untried(space.neighbours(c))
+    table.sort(ns, function(a, b) return promise(a, score) > promise(b, score) end)
+    for i = math.min(#ns, 4), 1, -1 do table.insert(queue, 1, ns[i]) end
+  end
+end
+
+return S

@@ -1,0 +1,127 @@
+/* bartune replay: a search strategy run against recorded results, with no
+ * GPU and no nvcc; what it would have cost to come near the best. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "record.h"
+#include "results.h"
+#include "session.h"
+#include "util.h"
+
+static int cmp_int(const void *a, const void *b) {
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over the seeds that got there, and how many did ("-" if none). */
+static void print_within(json_t *runs, const char *pct) {
+    int vals[1024], n = 0;
+    json_t *r;
+    size_t i;
+    json_array_foreach(runs, i, r) {
+        json_t *v = json_object_get(json_object_get(r, "within"), pct);
+        if (json_is_integer(v) && n < 1024) vals[n++] = (int)json_integer_value(v);
+    }
+    qsort(vals, (size_t)n, sizeof *vals, cmp_int);
+    if (n)
+        printf("  within %s%%: median %d measured (%d/%zu seeds)\n", pct, vals[n / 2], n,
+               json_array_size(runs));
+    else
+        printf("  within %s%%: never (0/%zu seeds)\n", pct, json_array_size(runs));
+}
+
+static void print_at(json_t *runs) {
+    printf("  best after");
+    const char *marks[] = {"50", "100", "200", "500"};
+    for (int m = 0; m < 4; m++) {
+        double vals[1024];
+        int n = 0;
+        json_t *r;
+        size_t i;
+        json_array_foreach(runs, i, r) {
+            json_t *v = json_object_get(json_object_get(r, "at"), marks[m]);
+            if (json_is_number(v) && n < 1024) vals[n++] = json_number_value(v);
+        }
+        qsort(vals, (size_t)n, sizeof *vals, cmp_double);
+        if (n)
+            printf(" %s: +%.2f%%", marks[m], 100 * vals[n / 2]);
+        else
+            printf(" %s: -", marks[m]);
+    }
+    printf("  (median over seeds, above the recorded best)\n");
+}
+
+static char *strategy_text(const options *o, char **chunkname) {
+    const char *name = o->strategy ? o->strategy : "ils";
+    char *path = strchr(name, '/') ? xstrdup(name)
+                                   : xasprintf("%s/gen/lib/strategies/%s.lua", o->root, name);
+    char *text = read_file(path, NULL);
+    if (!text)
+        msg_error("no strategy '%s' (looked for %s); shipped: exhaustive, random, ils", name, path);
+    *chunkname = xasprintf("@%s", path);
+    free(path);
+    return text;
+}
+
+int cmd_replay(const options *o) {
+    if (!o->records) {
+        msg_error("replay needs --records FILE (a results file of the space)");
+        return EXIT_USAGE;
+    }
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    int dropped, rc = EXIT_OK;
+    char *err = NULL, *chunkname = NULL;
+    json_t *recs = results_load(o->records, NULL, &dropped, &err), *res = NULL;
+    char *text = recs ? strategy_text(o, &chunkname) : NULL;
+    if (!recs) msg_error("%s", err);
+    if (!recs || !text) rc = EXIT_INPUT;
+    if (rc == EXIT_OK && !json_array_size(recs)) {
+        msg_error("%s holds no records", o->records);
+        rc = EXIT_INPUT;
+    }
+    if (rc == EXIT_OK) {
+        device_info d;
+        record_device(json_array_get(recs, 0), &d);
+        res = space_replay(s, &d, recs, text, chunkname, o->seeds, o->budget, &err);
+        if (!res) {
+            msg_error("%s", err);
+            rc = EXIT_INPUT;
+        }
+    }
+    if (res) {
+        json_t *runs = json_object_get(res, "runs");
+        printf("%s on %s: %lld candidates (%lld ok), best %.4f ms; %d seeds, budget %d measured "
+               "configurations\n",
+               chunkname + 1, o->records,
+               (long long)json_integer_value(json_object_get(res, "candidates")),
+               (long long)json_integer_value(json_object_get(res, "ok")),
+               json_number_value(json_object_get(res, "best")), o->seeds, o->budget);
+        print_within(runs, "1");
+        print_within(runs, "2");
+        print_within(runs, "5");
+        int comp[1024], n = 0;
+        json_t *r;
+        size_t i;
+        json_array_foreach(runs, i, r) {
+            json_t *v = json_object_get(r, "compiled_at_2");
+            if (json_is_integer(v) && n < 1024) comp[n++] = (int)json_integer_value(v);
+        }
+        qsort(comp, (size_t)n, sizeof *comp, cmp_int);
+        if (n) printf("  variants compiled to get within 2%%: median %d\n", comp[n / 2]);
+        print_at(runs);
+    }
+    free(err);
+    free(text);
+    free(chunkname);
+    json_decref(res);
+    json_decref(recs);
+    space_close(s);
+    return rc;
+}
