@@ -57,6 +57,9 @@ static const struct command commands[] = {
      "  --compile-timeout S  seconds one nvcc may take (default 120)\n"
      "  --retime        measure again what is already recorded\n"
      "  --retry S,S...  measure again what is recorded with these statuses (e.g. crash,hang)\n"
+     "  --strategy NAME search with gen/lib/strategies/NAME.lua (exhaustive, random, ils,\n"
+     "                  ga) instead of measuring everything; --budget N measured\n"
+     "                  configurations or a time (10m); --seed makes it repeatable\n"
      "  --sanitize      before emitting, run the best few under compute-sanitizer\n"
      "                  (memcheck, racecheck, synccheck); a flagged variant is not emitted\n"
      "  --script-timeout S  seconds one call into a Lua script may take (default 60)\n"
@@ -126,6 +129,25 @@ static bool parse_integer(const char *s, long long lo, long long hi, long long *
     long long v = strtoll(s, &end, 10);
     if (*end || end == s || errno || v < lo || v > hi) return false;
     *out = v;
+    return true;
+}
+
+/* --budget: measured configurations ("200") or a time ("90s", "10m", "2h"). */
+static bool parse_budget(const char *s, options *o) {
+    long long iv;
+    if (parse_integer(s, 1, 10000000, &iv)) {
+        o->budget = (int)iv;
+        return true;
+    }
+    size_t n = strlen(s);
+    if (n < 2 || !strchr("smh", s[n - 1])) return false;
+    char num[32];
+    if (n - 1 >= sizeof num) return false;
+    memcpy(num, s, n - 1);
+    num[n - 1] = '\0';
+    double v;
+    if (!parse_number(num, 1, 1e7, &v)) return false;
+    o->budget_seconds = v * (s[n - 1] == 'h' ? 3600 : s[n - 1] == 'm' ? 60 : 1);
     return true;
 }
 
@@ -235,9 +257,10 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             o->seeds = (int)iv;
             break;
         case O_BUDGET:
-            if (!parse_integer(optarg, 1, 10000000, &iv))
-                return usage_error(cmdspace, "--budget needs a count >= 1, got '%s'", optarg);
-            o->budget = (int)iv;
+            if (!parse_budget(optarg, o))
+                return usage_error(
+                    cmdspace,
+                    "--budget needs a count >= 1 or a time such as 90s, 10m, 2h, got '%s'", optarg);
             break;
         case O_SANITIZE:
             o->sanitize = true;

@@ -29,7 +29,8 @@ typedef struct {
     double timeout; /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
     const char *strategy; /* replay: a strategy name or file */
-    int seeds, budget;    /* replay */
+    int seeds, budget;    /* replay and run --strategy: seeds; measured configurations */
+    double budget_seconds; /* run --strategy --budget 10m */
     bool retime;
     bool sanitize;     /* run: compute-sanitizer on the best few */
     const char *retry; /* "crash,hang": statuses measured again */

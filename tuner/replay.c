@@ -8,6 +8,7 @@
 #include "record.h"
 #include "results.h"
 #include "session.h"
+#include "strategy.h"
 #include "util.h"
 
 static int cmp_int(const void *a, const void *b) {
@@ -57,18 +58,6 @@ static void print_at(json_t *runs) {
     printf("  (median over seeds, above the recorded best)\n");
 }
 
-static char *strategy_text(const options *o, char **chunkname) {
-    const char *name = o->strategy ? o->strategy : "ils";
-    char *path = strchr(name, '/') ? xstrdup(name)
-                                   : xasprintf("%s/gen/lib/strategies/%s.lua", o->root, name);
-    char *text = read_file(path, NULL);
-    if (!text)
-        msg_error("no strategy '%s' (looked for %s); shipped: exhaustive, random, ils", name, path);
-    *chunkname = xasprintf("@%s", path);
-    free(path);
-    return text;
-}
-
 int cmd_replay(const options *o) {
     if (!o->records) {
         msg_error("replay needs --records FILE (a results file of the space)");
@@ -79,7 +68,7 @@ int cmd_replay(const options *o) {
     int dropped, rc = EXIT_OK;
     char *err = NULL, *chunkname = NULL;
     json_t *recs = results_load(o->records, NULL, &dropped, &err), *res = NULL;
-    char *text = recs ? strategy_text(o, &chunkname) : NULL;
+    char *text = recs ? strategy_load(o, &chunkname) : NULL;
     if (!recs) msg_error("%s", err);
     if (!recs || !text) rc = EXIT_INPUT;
     if (rc == EXIT_OK && !json_array_size(recs)) {

@@ -15,6 +15,7 @@
 #include "results.h"
 #include "sanitize.h"
 #include "session.h"
+#include "strategy.h"
 #include "summary.h"
 #include "util.h"
 
@@ -33,7 +34,7 @@ static bool append(run_ctx *c, json_t *rec) {
     char *err = NULL;
     bool ok = results_append(&c->store, rec, &err);
     const char *id = json_string_value(json_object_get(rec, "id"));
-    if (ok && c->done && id) json_object_set_new(c->done, id, json_true());
+    if (ok && c->done && id) json_object_set(c->done, id, rec);
     if (!ok) {
         msg_error("%s", err);
         free(err);
@@ -58,9 +59,9 @@ static bool retried(const options *o, const char *status) {
     return false;
 }
 
-/* A record with this id measured under this fingerprint already exists.
+/* The record with this id measured under this fingerprint, or NULL.
  * The ids are indexed once (c->done), not searched per measurement. */
-static bool recorded(run_ctx *c, const char *id) {
+static json_t *recorded(run_ctx *c, const char *id) {
     if (!c->done) {
         c->done = json_object();
         json_t *rec;
@@ -69,11 +70,10 @@ static bool recorded(run_ctx *c, const char *id) {
             const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
             const char *st = json_string_value(json_object_get(rec, "status"));
             if (!strcmp(fp, c->g.fingerprint) && !retried(c->o, st))
-                json_object_set_new(c->done, json_string_value(json_object_get(rec, "id")),
-                                    json_true());
+                json_object_set(c->done, json_string_value(json_object_get(rec, "id")), rec);
         }
     }
-    return json_object_get(c->done, id) != NULL;
+    return json_object_get(c->done, id);
 }
 
 static record_base base_of(run_ctx *c) {
@@ -194,6 +194,116 @@ static int measure_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sou
     return EXIT_OK;
 }
 
+/* Candidate id (1-based, variant by variant, launch by launch) -> indices. */
+static bool locate(const variant_set *vs, int id, int *vi, int *li) {
+    for (int i = 0, first = 1; i < vs->count; first += vs->items[i].n_launches, i++)
+        if (id < first + vs->items[i].n_launches) {
+            *vi = i;
+            *li = id - first;
+            return id >= first;
+        }
+    return false;
+}
+
+/* Compiles the variants of a batch that are not compiled yet, together. */
+static bool compile_batch(compiler *comp, compile_job *jobs, const int *vis, int n) {
+    compile_job tmp[16];
+    int idx[16], m = 0;
+    for (int i = 0; i < n && m < 16; i++) {
+        bool dup = false;
+        for (int k = 0; k < m; k++)
+            dup = dup || idx[k] == vis[i];
+        if (!dup && jobs[vis[i]].status == COMPILE_PENDING) {
+            idx[m] = vis[i];
+            tmp[m++] = jobs[vis[i]];
+        }
+    }
+    bool ok = !m || compile_all(comp, tmp, m, compile_tick, NULL);
+    for (int k = 0; k < m; k++)
+        jobs[idx[k]] = tmp[k];
+    progress_end();
+    return ok;
+}
+
+/* What the strategy is told of a record: its status and time. */
+static bool tell(run_ctx *c, int id, json_t *rec) {
+    char *err = NULL;
+    bool ok = space_search_tell(c->s, id, json_string_value(json_object_get(rec, "status")),
+                                json_number_value(json_object_get(rec, "median_ms")), &err);
+    if (!ok) {
+        msg_error("%s", err);
+        free(err);
+    }
+    return ok;
+}
+
+/* --strategy: the strategy asks, bartune compiles what a batch needs,
+ * measures, and tells; until the budget of measured configurations (or of
+ * seconds) is spent or the strategy has nothing more to ask. */
+static int search_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sources, compiler *comp,
+                     json_t *sizes, json_t *instance) {
+    const options *o = c->o;
+    char *err = NULL, *chunk = NULL;
+    char *text = strategy_load(o, &chunk);
+    if (!text) return EXIT_INPUT;
+    c->sizes = sizes;
+    long budget = o->budget_seconds > 0 ? 1L << 40 : o->budget;
+    bool ok = space_search_start(c->s, &c->g.dev, o->overrides, o->n_overrides, text, chunk, budget,
+                                 o->seed, &err);
+    free(text);
+    free(chunk);
+    double deadline = now_seconds() + (o->budget_seconds > 0 ? o->budget_seconds : 1e12);
+    int measured = 0, rc = ok ? EXIT_OK : EXIT_INPUT, total = 0;
+    for (int i = 0; i < vs->count; i++)
+        total += vs->items[i].n_launches;
+    bool problem_ready = false;
+    while (rc == EXIT_OK && measured < budget && now_seconds() < deadline) {
+        int ids[8], vis[8], lis[8];
+        int n = space_search_ask(c->s, 8, ids, &err);
+        if (n < 0) rc = EXIT_INPUT;
+        if (n <= 0) break;
+        for (int k = 0; k < n; k++)
+            if (!locate(vs, ids[k], &vis[k], &lis[k])) ids[k] = 0, vis[k] = 0;
+        if (!compile_batch(comp, jobs, vis, n)) rc = EXIT_INTERRUPTED;
+        for (int k = 0; k < n && rc == EXIT_OK && measured < budget; k++) {
+            if (!ids[k]) continue;
+            const variant *v = &vs->items[vis[k]];
+            const compile_job *job = &jobs[vis[k]];
+            char src_hash[17], id[17];
+            text_hash(sources[vis[k]], src_hash);
+            if (job->status != COMPILE_OK) {
+                if (!record_compile_failure(c, v, job, src_hash)) rc = EXIT_FAILURE_;
+                record_id(job->key, NULL, sizes, id);
+            } else {
+                record_id(job->key, &v->launches[lis[k]], sizes, id);
+                if (!recorded(c, id) || o->retime) {
+                    if (!problem_ready && !(problem_ready = gpu_problem(&c->g, sizes, instance)))
+                        rc = EXIT_FAILURE_;
+                    else if (!measure(c, v, job, src_hash, &v->launches[lis[k]], id, measured + 1,
+                                      (int)(budget < total ? budget : total)))
+                        rc = proc_interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE_;
+                } else {
+                    c->skipped++;
+                }
+            }
+            json_t *rec = rc == EXIT_OK ? recorded(c, id) : NULL;
+            if (!rec) continue;
+            const char *st = json_string_value(json_object_get(rec, "status"));
+            if (strcmp(st, "over_occupancy") && strcmp(st, "compile_error") &&
+                strcmp(st, "compile_timeout"))
+                measured++;
+            if (!tell(c, ids[k], rec)) rc = EXIT_INPUT;
+        }
+    }
+    if (err) {
+        msg_error("%s", err);
+        free(err);
+    }
+    fprintf(stderr, "bartune: strategy %s: %d configurations measured or recalled\n", o->strategy,
+            measured);
+    return rc;
+}
+
 static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, json_t *instances) {
     const options *o = c->o;
     char arch[16];
@@ -211,11 +321,16 @@ static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, j
         compile_key(&comp, &jobs[i]);
     }
     int rc = EXIT_OK;
-    if (!compile_all(&comp, jobs, vs->count, compile_tick, NULL)) rc = EXIT_INTERRUPTED;
+    if (!o->strategy && !compile_all(&comp, jobs, vs->count, compile_tick, NULL))
+        rc = EXIT_INTERRUPTED;
     progress_end();
     for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++) {
-        rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z),
-                        json_array_get(instances, z));
+        if (o->strategy)
+            rc = search_at(c, vs, jobs, sources, &comp, json_array_get(sizes, z),
+                           json_array_get(instances, z));
+        else
+            rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z),
+                            json_array_get(instances, z));
         if (rc == EXIT_OK && o->sanitize) {
             c->sizes = json_array_get(sizes, z);
             record_base b = base_of(c);

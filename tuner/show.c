@@ -60,7 +60,7 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
         if (r)
             print_row(r, named[k].label, b);
         else
-            printf("  %-26s (not measured with the space as it is now)\n", named[k].label);
+            printf("  %-26s (no record of it for the space as it is now)\n", named[k].label);
         json_decref(part);
     }
     if (stale)

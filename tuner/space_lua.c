@@ -777,3 +777,58 @@ json_t *space_replay(space *s, const device_info *dev, json_t *records, const ch
     lua_pop(L, 2);
     return j;
 }
+
+bool space_search_start(space *s, const device_info *dev, char **overrides, int n_overrides,
+                        const char *strategy, const char *chunkname, long budget,
+                        unsigned long long seed, char **err) {
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref);
+    lua_getfield(L, -1, "start");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);
+    push_device(L, dev);
+    lua_createtable(L, 0, n_overrides);
+    for (int i = 0; i < n_overrides; i++) {
+        const char *eq = strchr(overrides[i], '=');
+        lua_pushlstring(L, overrides[i], (size_t)(eq - overrides[i]));
+        lua_pushstring(L, eq + 1);
+        lua_settable(L, -3);
+    }
+    lua_pushstring(L, strategy);
+    lua_pushstring(L, chunkname);
+    lua_pushinteger(L, budget);
+    lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffffffffffull));
+    bool ok = call(s, 7, 1, err);
+    lua_pop(L, ok ? 2 : 1);
+    return ok;
+}
+
+int space_search_ask(space *s, int k, int *ids, char **err) {
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref);
+    lua_getfield(L, -1, "ask");
+    lua_pushinteger(L, k);
+    if (!call(s, 1, 1, err)) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    int n = 0;
+    for (lua_Integer i = 1, len = (lua_Integer)lua_rawlen(L, -1); i <= len && n < k; i++) {
+        lua_rawgeti(L, -1, i);
+        if (lua_isinteger(L, -1)) ids[n++] = (int)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    return n;
+}
+
+bool space_search_tell(space *s, int id, const char *status, double ms, char **err) {
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref);
+    lua_getfield(L, -1, "tell");
+    lua_pushinteger(L, id);
+    lua_pushstring(L, status);
+    lua_pushnumber(L, ms);
+    bool ok = call(s, 3, 0, err);
+    lua_pop(L, 1);
+    return ok;
+}

@@ -45,9 +45,11 @@ function M.describe(values)
   return table.concat(parts, " ")
 end
 
--- Every launch configuration of every variant of S for dev.
-function M.candidates(S, dev)
-  local list = space_lib.variants(S, dev, {})
+-- Every launch configuration of every variant of S for dev, in the order
+-- of M.variants (variant by variant, launch configuration by launch
+-- configuration), so that a candidate's id names both for the C side.
+function M.candidates(S, dev, overrides)
+  local list = space_lib.variants(S, dev, overrides or {})
   local out, params = {}, {}
   for _, p in ipairs(S.params) do params[#params + 1] = { name = p.name, values = p.values } end
   for _, p in ipairs(S.launch) do params[#params + 1] = { name = p.name, values = p.values } end
@@ -175,6 +177,35 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
     runs[#runs + 1] = replay_one(st_text, chunkname, view, landscape, best, budget, seed)
   end
   return { runs = runs, candidates = #cands, ok = ok, best = best }
+end
+
+-- A live search for bartune run --strategy: start, then ask and tell.
+local live
+
+function M.start(S, dev, overrides, st_text, chunkname, budget, seed)
+  local cands, params = M.candidates(S, dev, overrides)
+  live = { view = space_view(cands, params), st = M.load_strategy(st_text, chunkname), given = {} }
+  live.st.init(live.view, budget, new_rng(seed))
+  return #cands
+end
+
+-- Up to k candidate ids not given before (strategies may repeat one).
+function M.ask(k)
+  local batch = live.st.ask(k)
+  local ids = {}
+  if type(batch) ~= "table" then return ids end
+  for i = 1, math.min(rawlen(batch), k) do
+    local c = rawget(batch, i)
+    if type(c) == "table" and live.view.candidates[c.id] == c and not live.given[c.id] then
+      live.given[c.id] = true
+      ids[#ids + 1] = c.id
+    end
+  end
+  return ids
+end
+
+function M.tell(id, status, ms)
+  live.st.tell(live.view.candidates[id], { status = status, time = status == "ok" and ms or nil })
 end
 
 return M

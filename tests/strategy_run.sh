@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# run --strategy with the fake runner (no GPU): the budget of measured
+# configurations is kept, only the variants asked for are compiled, the same
+# seed asks the same candidates in the same order, another seed does not,
+# and a time budget ends the run.
+set -u
+bartune=$1 root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+fail() { echo "$*"; exit 1; }
+run() { # DIR SEED BUDGET
+    "$bartune" run gen/pipeline.lua --strategy ils --budget "$3" --seed "$2" --size n=1000 \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/$1/r" --kernels "$tmp/$1/k" \
+        --cache "$tmp/c" --no-emit >/dev/null 2>"$tmp/$1.err" || { cat "$tmp/$1.err"; fail "run $1 failed"; }
+}
+configs() { grep -o '"config":{[^}]*}' "$tmp"/$1/r/*/pipeline.jsonl; }
+run a 3 20
+[ "$(configs a | wc -l)" = 20 ] || fail "budget 20: $(configs a | wc -l) records"
+cubins=$(ls "$tmp"/c/*.cubin | wc -l)
+[ "$cubins" -le 20 ] || fail "compiled $cubins variants for 20 measurements"
+run b 3 20
+run c 4 20
+diff <(configs a) <(configs b) >/dev/null || fail "the same seed asked other candidates"
+diff <(configs a) <(configs c) >/dev/null && fail "another seed asked the same candidates"
+# resuming: the first 20 are recalled, 10 more measured
+run a 3 30
+[ "$(configs a | wc -l)" = 30 ] || fail "resume to budget 30: $(configs a | wc -l) records"
+grep -q "10 measured, 20 already recorded" "$tmp/a.err" || fail "resume: $(tail -3 "$tmp/a.err")"
+# a time budget
+FAKE_RUNNER_DELAY=0.2 run d 5 3s
+n=$(configs d | wc -l)
+[ "$n" -ge 5 ] && [ "$n" -le 25 ] || fail "a 3 s budget measured $n configurations"
+echo "strategy runs keep their budget, compile what they ask, repeat with a seed, resume"
