@@ -26,7 +26,7 @@ for st in ils ga random exhaustive; do
     head -1 "$tmp_out" | grep -q "5971 candidates" || { echo "$st: not the whole space"; cat "$tmp_out"; fail=1; }
     case $st in
     ils) check ils 2 35 27; check ils 1 45 27 ;;
-    ga) check ga 2 90 27; check ga 1 120 27 ;;
+    ga) check ga 2 90 27; check ga 1 110 27 ;;
     random) check random 2 300 25 ;;
     exhaustive) check exhaustive 2 60 30 ;;
     esac

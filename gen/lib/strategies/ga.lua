@@ -40,7 +40,10 @@ end
 local function child(p, q)
   local values = {}
   for k, v in pairs(p.values) do values[k] = v end
-  for k, v in pairs(q.values) do if values[k] ~= nil and rng:float() < 0.5 then values[k] = v end end
+  for _, param in ipairs(space.params) do -- in declaration order: repeatable with a seed
+    local k, v = param.name, q.values[param.name]
+    if v ~= nil and values[k] ~= nil and rng:float() < 0.5 then values[k] = v end
+  end
   local c = by_desc[describe(values)] or p
   if c == p or c == q or rng:float() < 0.3 then -- mutation: one neighbour step
     local ns = space.neighbours(c)

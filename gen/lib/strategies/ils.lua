@@ -25,7 +25,7 @@ end
 local function value_scores()
   local ranked = {}
   for id, t in pairs(times) do ranked[#ranked + 1] = { id = id, t = t } end
-  table.sort(ranked, function(a, b) return a.t < b.t end)
+  table.sort(ranked, function(a, b) return a.t < b.t or (a.t == b.t and a.id < b.id) end)
   local score = {}
   for i = 1, math.min(5, #ranked) do
     for k, v in pairs(space.candidates[ranked[i].id].values) do
