@@ -240,60 +240,94 @@ static void abandon(running *r) {
     r->job = NULL;
 }
 
-bool compile_all(const compiler *c, compile_job *jobs, int n,
-                 void (*tick)(void *ctx, const compile_job *job, int done, int total), void *ctx) {
-    int done = 0, next = 0, active = 0;
-    running *slots = xmalloc(sizeof(running) * (size_t)c->jobs);
-    memset(slots, 0, sizeof(running) * (size_t)c->jobs);
-    while (done < n) {
-        if (proc_interrupted) {
-            for (int i = 0; i < c->jobs; i++)
-                if (slots[i].job) abandon(&slots[i]);
-            free(slots);
-            return false;
+struct compile_pool {
+    const compiler *c;
+    compile_job *jobs;
+    int n, next, done, active;
+    running *slots;
+    compile_tick_fn tick;
+    void *ctx;
+};
+
+compile_pool *compile_pool_start(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick,
+                                 void *ctx) {
+    compile_pool *p = xmalloc(sizeof *p);
+    *p = (compile_pool){.c = c, .jobs = jobs, .n = n, .tick = tick, .ctx = ctx};
+    p->slots = xmalloc(sizeof(running) * (size_t)c->jobs);
+    memset(p->slots, 0, sizeof(running) * (size_t)c->jobs);
+    compile_pool_poll(p);
+    return p;
+}
+
+bool compile_pool_poll(compile_pool *p) {
+    const compiler *c = p->c;
+    if (proc_interrupted) return false;
+    /* Fill free slots; cache hits finish at once. */
+    for (int i = 0; i < c->jobs && p->next < p->n; i++) {
+        if (p->slots[i].job) continue;
+        compile_job *job = &p->jobs[p->next++];
+        if (job->status != COMPILE_PENDING || from_cache(c, job)) {
+            p->done++;
+            if (p->tick) p->tick(p->ctx, job, p->done, p->n);
+            i--;
+            continue;
         }
-        /* Fill free slots; cache hits finish at once. */
-        for (int i = 0; i < c->jobs && next < n; i++) {
-            if (slots[i].job) continue;
-            compile_job *job = &jobs[next++];
-            if (job->status != COMPILE_PENDING || from_cache(c, job)) {
-                done++;
-                if (tick) tick(ctx, job, done, n);
-                i--;
-                continue;
-            }
-            if (!start_one(c, job, &slots[i])) {
-                job->status = COMPILE_ERROR;
-                job->log = xstrdup("could not start nvcc\n");
-                done++;
-                if (tick) tick(ctx, job, done, n);
-                continue;
-            }
-            active++;
+        if (!start_one(c, job, &p->slots[i])) {
+            job->status = COMPILE_ERROR;
+            job->log = xstrdup("could not start nvcc\n");
+            p->done++;
+            if (p->tick) p->tick(p->ctx, job, p->done, p->n);
+            continue;
         }
-        bool progressed = false;
-        for (int i = 0; i < c->jobs; i++) {
-            running *r = &slots[i];
-            if (!r->job) continue;
-            int status = 0;
-            bool ended = proc_poll(r->pid, &status);
-            bool timed_out = !ended && now_seconds() - r->start > c->timeout;
-            if (timed_out) proc_kill(r->pid);
-            if (!ended && !timed_out) continue;
-            compile_job *job = r->job;
-            finish_one(c, r, status, timed_out);
-            active--;
-            done++;
-            progressed = true;
-            if (tick) tick(ctx, job, done, n);
-        }
-        if (!progressed && active > 0) {
-            struct timespec ts = {0, 5 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
+        p->active++;
     }
-    free(slots);
-    return true;
+    bool progressed = false;
+    for (int i = 0; i < c->jobs; i++) {
+        running *r = &p->slots[i];
+        if (!r->job) continue;
+        int status = 0;
+        bool ended = proc_poll(r->pid, &status);
+        bool timed_out = !ended && now_seconds() - r->start > c->timeout;
+        if (timed_out) proc_kill(r->pid);
+        if (!ended && !timed_out) continue;
+        compile_job *job = r->job;
+        finish_one(c, r, status, timed_out);
+        p->active--;
+        p->done++;
+        progressed = true;
+        if (p->tick) p->tick(p->ctx, job, p->done, p->n);
+    }
+    if (progressed) compile_pool_poll(p); /* refill the freed slots at once */
+    return p->done < p->n;
+}
+
+bool compile_pool_wait(compile_pool *p, int upto) {
+    while (p->done < p->n) {
+        bool ready = true;
+        for (int i = 0; i < upto && ready; i++)
+            ready = p->jobs[i].status != COMPILE_PENDING;
+        if (ready) return true;
+        if (proc_interrupted) return false;
+        compile_pool_poll(p);
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return !proc_interrupted;
+}
+
+void compile_pool_free(compile_pool *p) {
+    if (!p) return;
+    for (int i = 0; i < p->c->jobs; i++)
+        if (p->slots[i].job) abandon(&p->slots[i]);
+    free(p->slots);
+    free(p);
+}
+
+bool compile_all(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick, void *ctx) {
+    compile_pool *p = compile_pool_start(c, jobs, n, tick, ctx);
+    bool ok = compile_pool_wait(p, n);
+    compile_pool_free(p);
+    return ok;
 }
 
 void compile_job_free(compile_job *job) {

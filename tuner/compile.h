@@ -36,10 +36,22 @@ bool compiler_init(compiler *c);
 void compiler_free(compiler *c);
 /* Sets job->key from the source, flags and version. */
 void compile_key(const compiler *c, compile_job *job);
+typedef void (*compile_tick_fn)(void *ctx, const compile_job *job, int done, int total);
 /* Compiles every job not in the cache; calls `tick` after each one ends.
  * Returns false only when interrupted (Ctrl-C). */
-bool compile_all(const compiler *c, compile_job *jobs, int n,
-                 void (*tick)(void *ctx, const compile_job *job, int done, int total), void *ctx);
+bool compile_all(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick, void *ctx);
+
+/* The same in the background, for compiling while the runner measures:
+ * start it, poll it whenever there is a moment (it starts nvcc in free
+ * slots and collects finished ones; false once all are done or on Ctrl-C),
+ * wait until the first `upto` jobs are done (others keep going), free it
+ * (kills what still runs). Jobs are taken in order. */
+typedef struct compile_pool compile_pool;
+compile_pool *compile_pool_start(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick,
+                                 void *ctx);
+bool compile_pool_poll(compile_pool *p);
+bool compile_pool_wait(compile_pool *p, int upto);
+void compile_pool_free(compile_pool *p);
 void compile_job_free(compile_job *job);
 /* Parses ptxas -v output. */
 void parse_ptxas(const char *log, resources *r);

@@ -163,7 +163,7 @@ static bool record_compile_failure(run_ctx *c, const variant *v, const compile_j
 
 /* Every variant at every launch configuration, at one size tuple. */
 static int measure_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sources, json_t *sizes,
-                      json_t *instance) {
+                      json_t *instance, compile_pool *pool) {
     bool problem_ready = false;
     int total = 0, index = 0;
     for (int i = 0; i < vs->count; i++)
@@ -173,6 +173,7 @@ static int measure_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sou
         char src_hash[17], id[17];
         text_hash(sources[i], src_hash);
         const variant *v = &vs->items[i];
+        if (!compile_pool_wait(pool, i + 1)) return EXIT_INTERRUPTED; /* the rest compile on */
         if (jobs[i].status != COMPILE_OK) {
             index += v->n_launches;
             if (!record_compile_failure(c, v, &jobs[i], src_hash)) return EXIT_FAILURE_;
@@ -192,6 +193,10 @@ static int measure_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sou
         }
     }
     return EXIT_OK;
+}
+
+static void pool_poll(void *pool) {
+    compile_pool_poll(pool);
 }
 
 /* Candidate id (1-based, variant by variant, launch by launch) -> indices. */
@@ -321,16 +326,20 @@ static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, j
         compile_key(&comp, &jobs[i]);
     }
     int rc = EXIT_OK;
-    if (!o->strategy && !compile_all(&comp, jobs, vs->count, compile_tick, NULL))
-        rc = EXIT_INTERRUPTED;
-    progress_end();
+    /* Compile while measuring: nvcc works through the variants in the
+     * background (polled while the runner measures) and the GPU takes each
+     * variant as soon as it is compiled. */
+    compile_pool *pool =
+        o->strategy ? NULL : compile_pool_start(&comp, jobs, vs->count, compile_tick, NULL);
+    runner_idle = pool ? pool_poll : NULL;
+    runner_idle_ctx = pool;
     for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++) {
         if (o->strategy)
             rc = search_at(c, vs, jobs, sources, &comp, json_array_get(sizes, z),
                            json_array_get(instances, z));
         else
             rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z),
-                            json_array_get(instances, z));
+                            json_array_get(instances, z), pool);
         if (rc == EXIT_OK && o->sanitize) {
             c->sizes = json_array_get(sizes, z);
             record_base b = base_of(c);
@@ -339,6 +348,8 @@ static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, j
                 rc = proc_interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE_;
         }
     }
+    runner_idle = NULL;
+    compile_pool_free(pool);
     progress_end();
     for (int i = 0; i < vs->count; i++)
         compile_job_free(&jobs[i]);

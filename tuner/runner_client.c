@@ -12,6 +12,9 @@
 #include "proc.h"
 #include "util.h"
 
+void (*runner_idle)(void *ctx);
+void *runner_idle_ctx;
+
 /* A pipe no child inherits (proc_start_fds maps the runner's own ends): a
  * runner that held its own request pipe's write end, or another runner's,
  * would never see EOF when bartune dies, and would live on holding the GPU. */
@@ -153,6 +156,7 @@ runner_result runner_request(runner_client *r, json_t *request, double timeout, 
     }
     double limit = timeout, deadline = now_seconds() + timeout;
     for (;;) {
+        if (runner_idle) runner_idle(runner_idle_ctx);
         char *line;
         while ((line = take_line(r))) {
             json_error_t je;

@@ -26,6 +26,11 @@ typedef enum {
     RUNNER_INTERRUPTED, /* Ctrl-C */
 } runner_result;
 
+/* Called every few milliseconds while a request waits for its answer:
+ * run uses it to keep nvcc busy while the GPU measures. */
+extern void (*runner_idle)(void *ctx);
+extern void *runner_idle_ctx;
+
 /* Starts `path` for GPU `ordinal`; its stdout and stderr append to `log`. */
 bool runner_start(runner_client *r, const char *path, int ordinal, const char *log);
 /* The same, with the runner's command line behind `wrapper` (a NULL-ended
