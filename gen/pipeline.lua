@@ -6,6 +6,7 @@ space {
   template = "pipeline.cu",     -- under templates/
   host = "pipeline/host.cuh",   -- the emitted header's entry (peels unaligned heads)
   problem = "pipeline",         -- problems/pipeline.lua
+  group = { "barrier", "producer" },  -- how bartune report groups the variants
 }
 
 -- Compile-time parameters: each combination is one rendered .cu. A

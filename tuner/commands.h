@@ -13,5 +13,6 @@ int cmd_show(const options *o);
 int cmd_devices(const options *o);
 int cmd_bench(const options *o);
 int cmd_replay(const options *o);
+int cmd_report(const options *o);
 
 #endif

@@ -29,6 +29,7 @@ static const char usage_text[] =
     "  bench SPACE             time the recorded best beside the baselines and the floor\n"
     "  devices                 print the GPUs the runner sees\n"
     "  replay SPACE --records FILE  a search strategy against recorded results (no GPU)\n"
+    "  report SPACE            results/<device>/report.svg and .png (gnuplot)\n"
     "\n"
     "Run 'bartune <command> --help' for the options of a command.\n";
 
@@ -92,6 +93,11 @@ static const struct command commands[] = {
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
      "best variant and each baseline again, side by side in one run.\n"},
     {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n"},
+    {"report", cmd_report, true,
+     "usage: bartune report SPACE [--results DIR | --records FILE]\n"
+     "Draws, with gnuplot, results/<device>/report.svg and .png for every device with results\n"
+     "(or beside FILE): the time of every verified variant by kind with the baselines, and\n"
+     "the best found against measured configurations for each shipped strategy (replayed).\n"},
     {"replay", cmd_replay, true,
      "usage: bartune replay SPACE --records FILE [--strategy NAME] [--seeds N] [--budget N]\n"
      "Runs a search strategy (gen/lib/strategies/NAME.lua, default ils) against recorded\n"

@@ -116,7 +116,7 @@ local function replay_one(st_text, chunkname, view, landscape, best, budget, see
   st.init(view, budget, new_rng(seed))
   local seen, keys, compiled = {}, {}, 0
   local measured, evaluations, found = 0, 0, nil
-  local out = { within = {}, at = {}, compiled_at_2 = nil }
+  local out = { within = {}, at = {}, compiled_at_2 = nil, trace = {} }
   local marks = { 50, 100, 200, 500 }
   local stalled = 0
   while measured < budget and evaluations < #view.candidates and stalled < 1000 do
@@ -144,6 +144,7 @@ local function replay_one(st_text, chunkname, view, landscape, best, budget, see
             for _, m in ipairs(marks) do
               if measured == m then out.at[tostring(m)] = found and found / best - 1 or false end
             end
+            out.trace[measured] = found and found / best - 1 or -1
           end
         end
         st.tell(c, { status = rec.status, time = rec.status == "ok" and rec.ms or nil })
@@ -176,7 +177,25 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
   for seed = 1, seeds do
     runs[#runs + 1] = replay_one(st_text, chunkname, view, landscape, best, budget, seed)
   end
-  return { runs = runs, candidates = #cands, ok = ok, best = best }
+  -- the median over seeds of best-so-far after each measured configuration
+  -- (a seed with nothing verified yet counts as infinitely far)
+  local curve = {}
+  for m = 1, budget do
+    local vals = {}
+    for _, r in ipairs(runs) do
+      local v = r.trace[m] or r.trace[#r.trace] or -1
+      vals[#vals + 1] = v >= 0 and v or math.huge
+    end
+    table.sort(vals)
+    local med = vals[(#vals + 1) // 2]
+    if med == math.huge then
+      if #curve > 0 then break end
+    else
+      curve[#curve + 1] = { m, med }
+    end
+  end
+  for _, r in ipairs(runs) do r.trace = nil end
+  return { runs = runs, candidates = #cands, ok = ok, best = best, curve = curve }
 end
 
 -- A live search for bartune run --strategy: start, then ask and tell.

@@ -117,6 +117,15 @@ function M.load(text, chunkname, read, read_problem)
       end
       S.name, S.template, S.host, S.problem_name = t.name, t.template, t.host, t.problem
       S.tune_override = t.sizes
+      S.group = {}
+      if t.group ~= nil then -- parameters whose values group variants in `bartune report`
+        if type(t.group) ~= "table" then error("space{} group must be a list of parameter names", 2) end
+        for i = 1, rawlen(t.group) do
+          local g = rawget(t.group, i)
+          if type(g) ~= "string" or not g:match(IDENT) then error("space{} group names parameters", 2) end
+          S.group[i] = g
+        end
+      end
     end,
     param = add_param(S.params, false),
     launch_param = add_param(S.launch, true),
@@ -383,7 +392,8 @@ function M.problem_info(S)
   for _, v in ipairs(P.scalars) do scalars[#scalars + 1] = { name = v.name, type = v.type, value = v.value } end
   for _, b in ipairs(P.buffers) do buffers[#buffers + 1] = { name = b.name, type = b.type, role = b.role } end
   return { name = P.name, file = P.file, verify = P.verify, sizes = sizes, scalars = scalars,
-    buffers = buffers, args = P.args, signature = P.signature, tune = S.tune }
+    buffers = buffers, args = P.args, signature = P.signature, tune = S.tune,
+    group = #S.group > 0 and S.group or { S.params[1].name } }
 end
 
 -- One size tuple's buffers, scalars and cost (see problem.instance).

@@ -1,0 +1,250 @@
+/* bartune report: a picture of the search per device, drawn by gnuplot
+ * (results/<device>/report.svg and .png): the time of every verified
+ * variant, grouped by its first parameter (and the `group` names the space
+ * declares), the baselines as lines; below, the best found against measured
+ * configurations for each shipped strategy, replayed on the same records. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "proc.h"
+#include "record.h"
+#include "results.h"
+#include "session.h"
+#include "strategy.h"
+#include "util.h"
+
+static const char *const STRATEGIES[] = {"ils", "ga", "random", "exhaustive"};
+
+/* The group label of a config: its values of the space's `group`
+ * parameters (default: the first parameter), "-" where one does not apply. */
+static void group_of(space *s, json_t *cfg, char *out, size_t size) {
+    json_t *names = json_object_get(space_problem(s), "group"), *name;
+    size_t i, o = 0;
+    out[0] = '\0';
+    json_array_foreach(names, i, name) {
+        json_t *v = json_object_get(cfg, json_string_value(name));
+        char buf[32];
+        const char *t =
+            !v ? "-"
+            : json_is_integer(v)
+                ? (snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)), buf)
+                : json_string_value(v);
+        o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s%s", i ? "/" : "", t);
+        if (o >= size) break;
+    }
+}
+
+/* landscape.dat: group index, jitter, ms; groups.dat: index, label. */
+static int write_landscape(space *s, json_t *recs, json_t *sizes, const char *dir, json_t *groups) {
+    char *path = xasprintf("%s/landscape.dat", dir);
+    FILE *f = fopen(path, "w");
+    free(path);
+    if (!f) return 0;
+    json_t *ranked = results_ranked(recs, sizes), *rec;
+    size_t i;
+    int n = 0;
+    json_array_foreach(ranked, i, rec) {
+        if (!session_current(s, rec)) continue;
+        char g[128];
+        group_of(s, json_object_get(rec, "config"), g, sizeof g);
+        json_t *idx = json_object_get(groups, g);
+        if (!idx)
+            json_object_set_new(groups, g,
+                                idx = json_integer((json_int_t)json_object_size(groups)));
+        double jitter = (double)((i * 2654435761u) % 1000) / 1000.0 * 0.6 - 0.3;
+        fprintf(f, "%lld %.3f %.6f\n", (long long)json_integer_value(idx), jitter,
+                json_number_value(json_object_get(rec, "median_ms")));
+        n++;
+    }
+    json_decref(ranked);
+    fclose(f);
+    return n;
+}
+
+/* curve_<strategy>.dat from a replay of 30 seeds with a budget of 300. */
+static bool write_curves(space *s, const options *o, json_t *recs, const char *dir) {
+    device_info d;
+    record_device(json_array_get(recs, 0), &d);
+    for (size_t k = 0; k < sizeof STRATEGIES / sizeof STRATEGIES[0]; k++) {
+        options so = *o;
+        so.strategy = STRATEGIES[k];
+        char *chunk = NULL, *err = NULL, *text = strategy_load(&so, &chunk);
+        json_t *res = text ? space_replay(s, &d, recs, text, chunk, 30, 300, &err) : NULL;
+        free(text);
+        free(chunk);
+        if (!res) {
+            if (err) msg_error("%s", err);
+            free(err);
+            return false;
+        }
+        char *path = xasprintf("%s/curve_%s.dat", dir, STRATEGIES[k]);
+        FILE *f = fopen(path, "w");
+        free(path);
+        json_t *pt;
+        size_t i;
+        json_array_foreach(json_object_get(res, "curve"), i, pt) if (f)
+            fprintf(f, "%lld %.6f\n", (long long)json_integer_value(json_array_get(pt, 0)),
+                    100 * json_number_value(json_array_get(pt, 1)) + 0.01);
+        if (f) fclose(f);
+        json_decref(res);
+    }
+    return true;
+}
+
+static char *gnuplot_string(const char *text) {
+    strbuf b = {0};
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_printf(&b, "\\%c", *p);
+        else if ((unsigned char)*p >= 32 && *p != 127)
+            sb_printf(&b, "%c", *p);
+    }
+    return sb_take(&b);
+}
+
+/* The gnuplot script: two panels, to SVG and PNG. */
+static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const char *dir,
+                    const char *out_base) {
+    strbuf b = {0};
+    json_t *first = json_array_get(recs, 0);
+    char *dev = gnuplot_string(
+        json_string_value(json_object_get(json_object_get(first, "device"), "name")));
+    char *at = sizes_describe(sizes);
+    for (int term = 0; term < 2; term++) {
+        sb_printf(&b, "%s\nset output \"%s.%s\"\n",
+                  term ? "set terminal pngcairo noenhanced size 1400,1100 font \",11\""
+                       : "set terminal svg noenhanced size 1400,1100 dynamic font \"sans,11\"",
+                  out_base, term ? "png" : "svg");
+        sb_printf(&b, "set multiplot layout 2,1 title \"bartune: %s on %s at %s\"\n", space_name(s),
+                  dev, at);
+        sb_printf(&b, "set title \"time of every verified variant (median ms), by kind; lines: the "
+                      "space's baselines\"\n"
+                      "set ylabel \"ms\"\nset logscale y\nset grid ytics\nset key outside right "
+                      "top\nset xtics rotate by -30\n");
+        sb_printf(&b, "set xtics (");
+        const char *k;
+        json_t *v;
+        int n = 0;
+        json_object_foreach(groups, k, v) {
+            char *label = gnuplot_string(k);
+            sb_printf(&b, "%s\"%s\" %lld", n++ ? ", " : "", label,
+                      (long long)json_integer_value(v));
+            free(label);
+        }
+        sb_printf(&b, ")\nset xrange [-0.6:%.1f]\n", (double)json_object_size(groups) - 0.4);
+        sb_printf(&b,
+                  "plot \"%s/landscape.dat\" using ($1+$2):3 with points pt 7 ps 0.4 lc rgb "
+                  "\"#3060a0\" title \"variants\"",
+                  dir);
+        int count;
+        const named_config *named = space_named(s, &count);
+        for (int i = 0; i < count; i++) {
+            if (named[i].portable) continue;
+            json_t *part = config_json(&named[i].cfg);
+            int older;
+            json_t *r = best_current(s, recs, sizes, part, &older);
+            json_decref(part);
+            if (!r) continue;
+            char *label = gnuplot_string(named[i].label);
+            sb_printf(&b, ", %.6f with lines lw 1.5 title \"%s %.4f ms\"",
+                      json_number_value(json_object_get(r, "median_ms")), label,
+                      json_number_value(json_object_get(r, "median_ms")));
+            free(label);
+        }
+        sb_printf(&b, "\nunset xtics\nset xtics\nset xrange [1:300]\nset logscale x\n"
+                      "set title \"best found against configurations measured (median over 30 "
+                      "seeds, replayed on these records)\"\n"
+                      "set xlabel \"measured configurations\"\nset ylabel \"%% above the best "
+                      "recorded (0 drawn at 0.01)\"\n");
+        sb_printf(&b, "plot ");
+        for (size_t i = 0; i < sizeof STRATEGIES / sizeof STRATEGIES[0]; i++)
+            sb_printf(&b, "%s\"%s/curve_%s.dat\" using 1:2 with steps lw 2 title \"%s\"",
+                      i ? ", " : "", dir, STRATEGIES[i], STRATEGIES[i]);
+        sb_printf(&b, "\nunset multiplot\nunset logscale\nunset xlabel\n");
+    }
+    free(dev);
+    free(at);
+    return sb_take(&b);
+}
+
+static bool report_file(space *s, const options *o, const char *path, const char *out_dir) {
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, NULL, &dropped, &err);
+    if (!recs || !json_array_size(recs)) {
+        msg_error("%s", recs ? "no records" : err);
+        free(err);
+        json_decref(recs);
+        return false;
+    }
+    char tmpl[] = "/tmp/bartune-report-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    json_t *all = results_sizes(recs), *groups = json_object();
+    json_t *sizes = json_array_get(all, 0);
+    bool ok =
+        dir && write_landscape(s, recs, sizes, dir, groups) > 0 && write_curves(s, o, recs, dir);
+    char *base = path_join(out_dir, "report");
+    if (ok) {
+        char *text = script(s, recs, sizes, groups, dir, base);
+        char *spath = xasprintf("%s/report.gp", dir);
+        ok = write_file_atomic(spath, text, strlen(text));
+        char *argv[] = {(char *)"gnuplot", spath, NULL};
+        pid_t pid = ok ? proc_start(argv, -1, -1, -1) : -1;
+        int st = 0;
+        while (pid > 0 && !proc_poll(pid, &st))
+            usleep(20000);
+        ok = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (!ok)
+            msg_error("gnuplot failed on %s (install gnuplot-nox: .ci/install-deps does)", spath);
+        else
+            fprintf(stderr, "bartune: wrote %s.svg and %s.png\n", base, base);
+        free(text);
+        free(spath);
+    }
+    if (dir) {
+        char *cmd = xasprintf("rm -rf '%s'", dir);
+        if (system(cmd) != 0) {
+        }
+        free(cmd);
+    }
+    free(base);
+    json_decref(groups);
+    json_decref(all);
+    json_decref(recs);
+    return ok;
+}
+
+int cmd_report(const options *o) {
+    space *s = session_open_space(o);
+    if (!s) return EXIT_INPUT;
+    bool ok = true;
+    int shown = 0;
+    if (o->records) {
+        char *dir = xstrdup(o->records), *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0';
+        ok = report_file(s, o, o->records, slash ? dir : ".");
+        free(dir);
+        shown = 1;
+    } else {
+        DIR *d = opendir(o->results);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] == '.') continue;
+            char *dir = path_join(o->results, e->d_name);
+            char *path = xasprintf("%s/%s.jsonl", dir, space_name(s));
+            if (file_exists(path)) ok = report_file(s, o, path, dir) && ok, shown++;
+            free(path);
+            free(dir);
+        }
+        if (d) closedir(d);
+    }
+    if (!shown) msg_error("no results for %s under %s", space_name(s), o->results);
+    space_close(s);
+    return ok && shown ? EXIT_OK : EXIT_INPUT;
+}
