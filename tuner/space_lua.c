@@ -619,6 +619,17 @@ static void push_json(lua_State *L, json_t *j) {
     }
 }
 
+/* "k=v" overrides as a table k -> "v". */
+static void push_overrides(lua_State *L, char **overrides, int n) {
+    lua_createtable(L, 0, n);
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(overrides[i], '=');
+        lua_pushlstring(L, overrides[i], (size_t)(eq - overrides[i]));
+        lua_pushstring(L, eq + 1);
+        lua_settable(L, -3);
+    }
+}
+
 static char *rejected_text(json_t *rejected) {
     strbuf sb = {0};
     const char *k;
@@ -644,16 +655,10 @@ bool space_variants(space *s, const device_info *dev, char **overrides, int n_ov
                     variant_set *out, char **err) {
     lua_State *L = s->L;
     memset(out, 0, sizeof *out);
-    push_method(s, "variants"); /* M fn S */
-    push_device(L, dev);        /* M fn S dev */
-    lua_createtable(L, 0, n_overrides);
-    for (int i = 0; i < n_overrides; i++) {
-        const char *eq = strchr(overrides[i], '=');
-        lua_pushlstring(L, overrides[i], (size_t)(eq - overrides[i]));
-        lua_pushstring(L, eq + 1);
-        lua_settable(L, -3);
-    }                          /* M fn S dev ov */
-    if (!call(s, 3, 3, err)) { /* M list rejected total */
+    push_method(s, "variants");                /* M fn S */
+    push_device(L, dev);                       /* M fn S dev */
+    push_overrides(L, overrides, n_overrides); /* M fn S dev ov */
+    if (!call(s, 3, 3, err)) {                 /* M list rejected total */
         lua_pop(L, 1);
         return false;
     }
@@ -786,13 +791,7 @@ bool space_search_start(space *s, const device_info *dev, char **overrides, int 
     lua_getfield(L, -1, "start");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);
     push_device(L, dev);
-    lua_createtable(L, 0, n_overrides);
-    for (int i = 0; i < n_overrides; i++) {
-        const char *eq = strchr(overrides[i], '=');
-        lua_pushlstring(L, overrides[i], (size_t)(eq - overrides[i]));
-        lua_pushstring(L, eq + 1);
-        lua_settable(L, -3);
-    }
+    push_overrides(L, overrides, n_overrides);
     lua_pushstring(L, strategy);
     lua_pushstring(L, chunkname);
     lua_pushinteger(L, budget);

@@ -8,6 +8,8 @@
 --                             cubin) }; space.params: { {name, values}... } in
 --                             declaration order; space.neighbours(c): the
 --                             candidates that differ from c in one value;
+--                             space.find(values): the candidate with those
+--                             values, or nil where the constraints rule it out;
 --                             rng:int(n) in 1..n, rng:float() in [0, 1)
 --   ask(k)                    up to k candidates to evaluate next (none: done)
 --   tell(c, result)           result.status ("ok", "over_occupancy", ...) and,
@@ -71,6 +73,8 @@ local function space_view(cands, params)
   local by_desc = {}
   for _, c in ipairs(cands) do by_desc[c.desc] = c end
   local view = { candidates = cands, params = params }
+  -- The candidate with exactly these values, or nil (not valid in the space).
+  function view.find(values) return by_desc[M.describe(values)] end
   local cache = {}
   function view.neighbours(c)
     if cache[c.id] then return cache[c.id] end

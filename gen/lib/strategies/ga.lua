@@ -9,18 +9,9 @@
 -- best keep it from settling in one kind of kernel.
 local S = {}
 local space, rng
-local by_desc, tried, pop, queue = {}, {}, {}, {}
+local tried, pop, queue = {}, {}, {}
 local POP = 10
 local since_best = 0
-
-local function describe(values)
-  local names = {}
-  for k in pairs(values) do names[#names + 1] = k end
-  table.sort(names)
-  local parts = {}
-  for _, k in ipairs(names) do parts[#parts + 1] = k .. "=" .. tostring(values[k]) end
-  return table.concat(parts, " ")
-end
 
 local function random_candidate()
   for _ = 1, 50 do
@@ -44,7 +35,7 @@ local function child(p, q)
     local k, v = param.name, q.values[param.name]
     if v ~= nil and values[k] ~= nil and rng:float() < 0.5 then values[k] = v end
   end
-  local c = by_desc[describe(values)] or p
+  local c = space.find(values) or p
   if c == p or c == q or rng:float() < 0.3 then -- mutation: one neighbour step
     local ns = space.neighbours(c)
     if #ns > 0 then c = ns[rng:int(#ns)] end
@@ -54,8 +45,7 @@ end
 
 function S.init(sp, budget, r)
   space, rng = sp, r
-  by_desc, tried, pop, queue, since_best = {}, {}, {}, {}, 0
-  for _, c in ipairs(space.candidates) do by_desc[c.desc] = c end
+  tried, pop, queue, since_best = {}, {}, {}, 0
   for _ = 1, 2 * POP do queue[#queue + 1] = random_candidate() end
 end
 
