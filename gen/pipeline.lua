@@ -58,7 +58,7 @@ end)
 launch(function(c, s, dev)
   local per_block = c.barrier == "none" and c.threads * c.cvec or c.tile
   return { grid = { min(c.blocks_per_sm * dev.sms, ceil_div(s.n, per_block)) },
-           block = { c.threads }, smem = c.smem_bytes, resident = c.blocks_per_sm }
+           block = { c.threads }, smem = c.smem_bytes, resident = c.blocks_per_sm, min_cc = c.min_cc }
 end)
 
 constraint("the device's architecture has the barrier and producer", function(c, dev)

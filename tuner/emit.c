@@ -166,7 +166,7 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
 
 /* Renders one config in emit mode: kernel, launcher, host entry. */
 static char *render_variant(space *s, const device_info *d, const config *params,
-                            const config *launch, const char *ns, int min_cc) {
+                            const config *launch, const char *ns) {
     config extra = {0}, values;
     config_merge(&values, params, launch);
     char *desc = config_describe(&values), *err = NULL;
@@ -182,7 +182,8 @@ static char *render_variant(space *s, const device_info *d, const config *params
     if (geo) {
         strbuf b = {0};
         sb_printf(&b, "%s\nnamespace %s {\n", kernel, ns);
-        sb_launcher(&b, space_problem(s), geo, min_cc);
+        sb_launcher(&b, space_problem(s), geo,
+                    (int)json_integer_value(json_object_get(geo, "min_cc")));
         if (*host) {
             sb_printf(&b, "\n%s", host);
         } else {
@@ -208,12 +209,6 @@ static char *render_variant(space *s, const device_info *d, const config *params
     config_free(&extra);
     config_free(&values);
     return out;
-}
-
-/* A derived min_cc, by convention the compute capability a variant needs:
- * the header runs it only where the binary holds code at least that new. */
-static int min_cc_of(json_t *rec) {
-    return (int)json_integer_value(json_object_get(json_object_get(rec, "derived"), "min_cc"));
 }
 
 /* One device's header: the best at each size tuple. Appends to devs. */
@@ -272,7 +267,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
             memcpy(e->ns, devs[same].ns, sizeof e->ns); /* one copy of a variant */
         } else {
             snprintf(e->ns, sizeof e->ns, "bartune_%s_%s_v%d", space_name(s), id, *n - first);
-            char *src = render_variant(s, &d, &params, &launch, e->ns, min_cc_of(best));
+            char *src = render_variant(s, &d, &params, &launch, e->ns);
             char *at = sizes_describe(sizes);
             if (src) {
                 char *date = comment_text(json_string_value(json_object_get(best, "date")));
@@ -347,7 +342,7 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
     session_split(s, cfg, &params, &launch);
     json_decref(cfg);
     e->summary = config_describe(&p->cfg);
-    char *src = render_variant(s, &d, &params, &launch, e->ns, 0);
+    char *src = render_variant(s, &d, &params, &launch, e->ns);
     bool ok = src != NULL;
     if (ok) {
         char *dir = path_join(kernels_dir, "portable");

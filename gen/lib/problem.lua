@@ -20,8 +20,9 @@
 --   tune       { { n = 1 << 28 }, ... }: the sizes a tune measures at
 --
 -- Launch geometry is the space's: launch(function(c, s, dev) ... end) returns
--- { grid = { x, y, z }, block = { x, y, z }, smem = bytes, resident = k }
--- (resident: the blocks per SM the grid counts on; optional). The runner
+-- { grid = { x, y, z }, block = { x, y, z }, smem = bytes, resident = k,
+-- min_cc = 90 } (resident: the blocks per SM the grid counts on; min_cc: the
+-- compute capability the kernel needs; both optional). The runner
 -- launches exactly what it returns for numbers; the header runs the same
 -- function over symbols (see M.symbolic) to get C++ for sizes known only at
 -- run time, so what ships is what was measured.
@@ -312,6 +313,13 @@ function M.geometry(fn, c, s, dev, where)
     error(where .. ": launch().resident must be an integer (blocks per SM the grid assumes)", 0)
   end
   out.resident = resident
+  -- min_cc: the compute capability the kernel needs (70 for 7.0); the header
+  -- runs the variant only where the binary holds code at least that new.
+  local min_cc = rawget(g, "min_cc") or 0
+  if math.type(min_cc) ~= "integer" or min_cc < 0 then
+    error(where .. ": launch().min_cc must be an integer (e.g. 90 for sm_90)", 0)
+  end
+  out.min_cc = min_cc
   return out
 end
 

@@ -188,7 +188,7 @@ inline bool usable() {
     if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
     if (!cache[dev]) {
         cudaFuncAttributes a;
-        bool ok = cudaFuncGetAttributes(&a, kernel) == cudaSuccess && a.ptxVersion >= 0;
+        bool ok = cudaFuncGetAttributes(&a, kernel) == cudaSuccess && a.ptxVersion >= 70;
         (void)cudaGetLastError();
         cache[dev] = ok ? 2 : 1;
     }
