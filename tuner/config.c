@@ -24,14 +24,6 @@ const char *config_get(const config *c, const char *name) {
     return NULL;
 }
 
-long long config_get_int(const config *c, const char *name, long long fallback) {
-    const char *v = config_get(c, name);
-    if (!v) return fallback;
-    char *end;
-    long long x = strtoll(v, &end, 10);
-    return *end ? fallback : x;
-}
-
 void config_copy(config *dst, const config *src) {
     memset(dst, 0, sizeof *dst);
     for (int i = 0; i < src->count; i++)

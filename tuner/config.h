@@ -17,7 +17,6 @@ typedef struct {
 
 void config_set(config *c, const char *name, const char *value);
 const char *config_get(const config *c, const char *name);
-long long config_get_int(const config *c, const char *name, long long fallback);
 void config_copy(config *dst, const config *src);
 void config_free(config *c);
 /* "a=1 b=x", in order. */
