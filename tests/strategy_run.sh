@@ -18,7 +18,7 @@ configs() { grep -o '"config":{[^}]*}' "$tmp"/$1/r/*/pipeline.jsonl; }
 run a 3 20
 [ "$(configs a | wc -l)" = 20 ] || fail "budget 20: $(configs a | wc -l) records"
 cubins=$(ls "$tmp"/c/*.cubin | wc -l)
-[ "$cubins" -le 20 ] || fail "compiled $cubins variants for 20 measurements"
+[ "$cubins" -le 28 ] || fail "compiled $cubins variants for 20 measurements (one batch of 8 asked ahead at most)"
 run b 3 20
 run c 4 20
 diff <(configs a) <(configs b) >/dev/null || fail "the same seed asked other candidates"

@@ -244,17 +244,39 @@ struct compile_pool {
     const compiler *c;
     compile_job *jobs;
     int n, next, done, active;
+    int *order, queued; /* jobs in the order they are to be compiled */
+    bool *in_queue;
     running *slots;
     compile_tick_fn tick;
     void *ctx;
 };
 
-compile_pool *compile_pool_start(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick,
-                                 void *ctx) {
+compile_pool *compile_pool_open(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick,
+                                void *ctx) {
     compile_pool *p = xmalloc(sizeof *p);
     *p = (compile_pool){.c = c, .jobs = jobs, .n = n, .tick = tick, .ctx = ctx};
+    p->order = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+    p->in_queue = xmalloc(sizeof(bool) * (size_t)(n ? n : 1));
+    memset(p->in_queue, 0, sizeof(bool) * (size_t)(n ? n : 1));
     p->slots = xmalloc(sizeof(running) * (size_t)c->jobs);
     memset(p->slots, 0, sizeof(running) * (size_t)c->jobs);
+    return p;
+}
+
+void compile_pool_push(compile_pool *p, int job) {
+    if (job < 0 || job >= p->n || p->in_queue[job]) return;
+    p->in_queue[job] = true;
+    p->order[p->queued++] = job;
+    compile_pool_poll(p);
+}
+
+compile_pool *compile_pool_start(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick,
+                                 void *ctx) {
+    compile_pool *p = compile_pool_open(c, jobs, n, tick, ctx);
+    for (int i = 0; i < n; i++) {
+        p->in_queue[i] = true;
+        p->order[p->queued++] = i;
+    }
     compile_pool_poll(p);
     return p;
 }
@@ -263,9 +285,9 @@ bool compile_pool_poll(compile_pool *p) {
     const compiler *c = p->c;
     if (proc_interrupted) return false;
     /* Fill free slots; cache hits finish at once. */
-    for (int i = 0; i < c->jobs && p->next < p->n; i++) {
+    for (int i = 0; i < c->jobs && p->next < p->queued; i++) {
         if (p->slots[i].job) continue;
-        compile_job *job = &p->jobs[p->next++];
+        compile_job *job = &p->jobs[p->order[p->next++]];
         if (job->status != COMPILE_PENDING || from_cache(c, job)) {
             p->done++;
             if (p->tick) p->tick(p->ctx, job, p->done, p->n);
@@ -298,7 +320,18 @@ bool compile_pool_poll(compile_pool *p) {
         if (p->tick) p->tick(p->ctx, job, p->done, p->n);
     }
     if (progressed) compile_pool_poll(p); /* refill the freed slots at once */
-    return p->done < p->n;
+    return p->done < p->queued;
+}
+
+bool compile_pool_wait_job(compile_pool *p, int job) {
+    compile_pool_push(p, job);
+    while (p->jobs[job].status == COMPILE_PENDING) {
+        if (proc_interrupted) return false;
+        compile_pool_poll(p);
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return !proc_interrupted;
 }
 
 bool compile_pool_wait(compile_pool *p, int upto) {
@@ -320,6 +353,8 @@ void compile_pool_free(compile_pool *p) {
     for (int i = 0; i < p->c->jobs; i++)
         if (p->slots[i].job) abandon(&p->slots[i]);
     free(p->slots);
+    free(p->order);
+    free(p->in_queue);
     free(p);
 }
 

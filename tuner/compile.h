@@ -50,6 +50,12 @@ typedef struct compile_pool compile_pool;
 compile_pool *compile_pool_start(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick,
                                  void *ctx);
 bool compile_pool_poll(compile_pool *p);
+/* A pool with nothing queued; compile_pool_push queues a job (once), and
+ * compile_pool_wait_job waits for one (queueing it if need be). */
+compile_pool *compile_pool_open(const compiler *c, compile_job *jobs, int n, compile_tick_fn tick,
+                                void *ctx);
+void compile_pool_push(compile_pool *p, int job);
+bool compile_pool_wait_job(compile_pool *p, int job);
 bool compile_pool_wait(compile_pool *p, int upto);
 void compile_pool_free(compile_pool *p);
 void compile_job_free(compile_job *job);

@@ -210,26 +210,6 @@ static bool locate(const variant_set *vs, int id, int *vi, int *li) {
     return false;
 }
 
-/* Compiles the variants of a batch that are not compiled yet, together. */
-static bool compile_batch(compiler *comp, compile_job *jobs, const int *vis, int n) {
-    compile_job tmp[16];
-    int idx[16], m = 0;
-    for (int i = 0; i < n && m < 16; i++) {
-        bool dup = false;
-        for (int k = 0; k < m; k++)
-            dup = dup || idx[k] == vis[i];
-        if (!dup && jobs[vis[i]].status == COMPILE_PENDING) {
-            idx[m] = vis[i];
-            tmp[m++] = jobs[vis[i]];
-        }
-    }
-    bool ok = !m || compile_all(comp, tmp, m, compile_tick, NULL);
-    for (int k = 0; k < m; k++)
-        jobs[idx[k]] = tmp[k];
-    progress_end();
-    return ok;
-}
-
 /* What the strategy is told of a record: its status and time. */
 static bool tell(run_ctx *c, int id, json_t *rec) {
     char *err = NULL;
@@ -242,11 +222,66 @@ static bool tell(run_ctx *c, int id, json_t *rec) {
     return ok;
 }
 
-/* --strategy: the strategy asks, bartune compiles what a batch needs,
- * measures, and tells; until the budget of measured configurations (or of
- * seconds) is spent or the strategy has nothing more to ask. */
-static int search_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sources, compiler *comp,
-                     json_t *sizes, json_t *instance) {
+/* Asks the strategy for a batch; maps its ids to variant and launch indices
+ * and queues the variants for nvcc. Returns the count (0: none, -1: error). */
+static int ask_batch(run_ctx *c, const variant_set *vs, compile_pool *pool, int *ids, int *vis,
+                     int *lis) {
+    char *err = NULL;
+    int n = space_search_ask(c->s, 8, ids, &err);
+    if (n < 0) {
+        msg_error("%s", err);
+        free(err);
+    }
+    for (int k = 0; k < n; k++) {
+        if (!locate(vs, ids[k], &vis[k], &lis[k]))
+            ids[k] = 0, vis[k] = 0;
+        else
+            compile_pool_push(pool, vis[k]);
+    }
+    return n;
+}
+
+/* One asked candidate: recalled from the records, or measured; then told.
+ * *measured counts what cost a measurement. */
+static int search_one(run_ctx *c, const variant_set *vs, compile_job *jobs, char **sources,
+                      compile_pool *pool, int cand, int vi, int li, json_t *instance,
+                      bool *problem_ready, int *measured, int budget) {
+    const variant *v = &vs->items[vi];
+    if (!compile_pool_wait_job(pool, vi)) return EXIT_INTERRUPTED;
+    const compile_job *job = &jobs[vi];
+    char src_hash[17], id[17];
+    text_hash(sources[vi], src_hash);
+    int rc = EXIT_OK;
+    if (job->status != COMPILE_OK) {
+        if (!record_compile_failure(c, v, job, src_hash)) rc = EXIT_FAILURE_;
+        record_id(job->key, NULL, c->sizes, id);
+    } else {
+        record_id(job->key, &v->launches[li], c->sizes, id);
+        if (!recorded(c, id) || c->o->retime) {
+            if (!*problem_ready && !(*problem_ready = gpu_problem(&c->g, c->sizes, instance)))
+                rc = EXIT_FAILURE_;
+            else if (!measure(c, v, job, src_hash, &v->launches[li], id, *measured + 1, budget))
+                rc = proc_interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE_;
+        } else {
+            c->skipped++;
+        }
+    }
+    json_t *rec = rc == EXIT_OK ? recorded(c, id) : NULL;
+    if (!rec) return rc;
+    const char *st = json_string_value(json_object_get(rec, "status"));
+    if (strcmp(st, "over_occupancy") && strcmp(st, "compile_error") &&
+        strcmp(st, "compile_timeout"))
+        (*measured)++;
+    return tell(c, cand, rec) ? EXIT_OK : EXIT_INPUT;
+}
+
+/* --strategy: the strategy asks, bartune compiles, measures and tells, until
+ * the budget of measured configurations (or of seconds) is spent or the
+ * strategy has nothing more to ask. It asks one batch ahead, so nvcc works on
+ * the next batch while the GPU measures this one (the strategy hears of a
+ * batch's results one batch later). */
+static int search_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sources,
+                     compile_pool *pool, json_t *sizes, json_t *instance) {
     const options *o = c->o;
     char *err = NULL, *chunk = NULL;
     char *text = strategy_load(o, &chunk);
@@ -257,52 +292,31 @@ static int search_at(run_ctx *c, variant_set *vs, compile_job *jobs, char **sour
                                  o->seed, &err);
     free(text);
     free(chunk);
-    double deadline = now_seconds() + (o->budget_seconds > 0 ? o->budget_seconds : 1e12);
-    int measured = 0, rc = ok ? EXIT_OK : EXIT_INPUT, total = 0;
-    for (int i = 0; i < vs->count; i++)
-        total += vs->items[i].n_launches;
-    bool problem_ready = false;
-    while (rc == EXIT_OK && measured < budget && now_seconds() < deadline) {
-        int ids[8], vis[8], lis[8];
-        int n = space_search_ask(c->s, 8, ids, &err);
-        if (n < 0) rc = EXIT_INPUT;
-        if (n <= 0) break;
-        for (int k = 0; k < n; k++)
-            if (!locate(vs, ids[k], &vis[k], &lis[k])) ids[k] = 0, vis[k] = 0;
-        if (!compile_batch(comp, jobs, vis, n)) rc = EXIT_INTERRUPTED;
-        for (int k = 0; k < n && rc == EXIT_OK && measured < budget; k++) {
-            if (!ids[k]) continue;
-            const variant *v = &vs->items[vis[k]];
-            const compile_job *job = &jobs[vis[k]];
-            char src_hash[17], id[17];
-            text_hash(sources[vis[k]], src_hash);
-            if (job->status != COMPILE_OK) {
-                if (!record_compile_failure(c, v, job, src_hash)) rc = EXIT_FAILURE_;
-                record_id(job->key, NULL, sizes, id);
-            } else {
-                record_id(job->key, &v->launches[lis[k]], sizes, id);
-                if (!recorded(c, id) || o->retime) {
-                    if (!problem_ready && !(problem_ready = gpu_problem(&c->g, sizes, instance)))
-                        rc = EXIT_FAILURE_;
-                    else if (!measure(c, v, job, src_hash, &v->launches[lis[k]], id, measured + 1,
-                                      (int)(budget < total ? budget : total)))
-                        rc = proc_interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE_;
-                } else {
-                    c->skipped++;
-                }
-            }
-            json_t *rec = rc == EXIT_OK ? recorded(c, id) : NULL;
-            if (!rec) continue;
-            const char *st = json_string_value(json_object_get(rec, "status"));
-            if (strcmp(st, "over_occupancy") && strcmp(st, "compile_error") &&
-                strcmp(st, "compile_timeout"))
-                measured++;
-            if (!tell(c, ids[k], rec)) rc = EXIT_INPUT;
-        }
-    }
-    if (err) {
+    if (!ok) {
         msg_error("%s", err);
         free(err);
+        return EXIT_INPUT;
+    }
+    double deadline = now_seconds() + (o->budget_seconds > 0 ? o->budget_seconds : 1e12);
+    int measured = 0, rc = EXIT_OK, total = 0;
+    for (int i = 0; i < vs->count; i++)
+        total += vs->items[i].n_launches;
+    int shown = (int)(budget < total ? budget : total);
+    bool problem_ready = false;
+    int ids[2][8], vis[2][8], lis[2][8], n[2], cur = 0;
+    n[cur] = ask_batch(c, vs, pool, ids[cur], vis[cur], lis[cur]);
+    while (rc == EXIT_OK && n[cur] > 0 && measured < budget && now_seconds() < deadline) {
+        int nxt = 1 - cur;
+        n[nxt] =
+            measured + n[cur] < budget ? ask_batch(c, vs, pool, ids[nxt], vis[nxt], lis[nxt]) : 0;
+        for (int k = 0; k < n[cur] && rc == EXIT_OK && measured < budget; k++)
+            if (ids[cur][k])
+                rc = search_one(c, vs, jobs, sources, pool, ids[cur][k], vis[cur][k], lis[cur][k],
+                                instance, &problem_ready, &measured, shown);
+        if (rc == EXIT_OK && n[nxt] == 0 && measured < budget) /* nothing asked ahead: ask now */
+            n[nxt] = ask_batch(c, vs, pool, ids[nxt], vis[nxt], lis[nxt]);
+        if (n[nxt] < 0) rc = EXIT_INPUT;
+        cur = nxt;
     }
     fprintf(stderr, "bartune: strategy %s: %d configurations measured or recalled\n", o->strategy,
             measured);
@@ -329,13 +343,14 @@ static int run_all(run_ctx *c, variant_set *vs, char **sources, json_t *sizes, j
     /* Compile while measuring: nvcc works through the variants in the
      * background (polled while the runner measures) and the GPU takes each
      * variant as soon as it is compiled. */
-    compile_pool *pool =
-        o->strategy ? NULL : compile_pool_start(&comp, jobs, vs->count, compile_tick, NULL);
+    compile_pool *pool = o->strategy
+                             ? compile_pool_open(&comp, jobs, vs->count, compile_tick, NULL)
+                             : compile_pool_start(&comp, jobs, vs->count, compile_tick, NULL);
     runner_idle = pool ? pool_poll : NULL;
     runner_idle_ctx = pool;
     for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++) {
         if (o->strategy)
-            rc = search_at(c, vs, jobs, sources, &comp, json_array_get(sizes, z),
+            rc = search_at(c, vs, jobs, sources, pool, json_array_get(sizes, z),
                            json_array_get(instances, z));
         else
             rc = measure_at(c, vs, jobs, sources, json_array_get(sizes, z),
