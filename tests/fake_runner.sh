@@ -15,6 +15,7 @@ while IFS= read -r line <&3; do
              sleep "${FAKE_RUNNER_DELAY:-0.05}"
              echo '{"probe_ms":1.0,"launches_left":25}' >&4
              echo '{"ok":true,"median_ms":1.0,"min_ms":0.9,"max_ms":1.1,"occupancy":4}' >&4 ;;
+    floor) echo '{"ok":true,"copy_gbps":1000.0,"dtod_gbps":1200.0,"fma_per_s":1e13}' >&4 ;;
     quit) exit 0 ;;
     *) echo '{"ok":false,"status":"bad_request","message":"fake runner: unknown op"}' >&4 ;;
     esac

@@ -15,3 +15,13 @@ for want in "<svg" "mbarrier/bulk" "seed __syncthreads 4+4" "ils" "exhaustive" "
     grep -qF "$want" "$tmp/report.svg" || { echo "report.svg lacks '$want'"; exit 1; }
 done
 echo "report drawn: $(wc -c <"$tmp/report.svg") bytes of SVG, $(wc -c <"$tmp/report.png") of PNG"
+# a bench (fake runner) saves its floor beside the records; the report draws it
+fk="--runner $root/tests/fake_runner.sh --results $tmp/r --kernels $tmp/k --cache $tmp/c --size n=1000"
+sel="barrier=none consumer_warps=8 cvec=4 chunk=stride prefetch=0"
+"$bartune" run gen/pipeline.lua $sel $fk >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+"$bartune" bench gen/pipeline.lua $fk >"$tmp/bench" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/bench"; exit 1; }
+grep -q "^floor: " "$tmp/bench" || { echo "bench printed no floor"; exit 1; }
+ls "$tmp"/r/*/pipeline.bench.json >/dev/null 2>&1 || { echo "bench saved no floor"; exit 1; }
+"$bartune" report gen/pipeline.lua --results "$tmp/r" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+grep -q "floor (bench)" "$tmp"/r/*/report.svg || { echo "the report draws no floor"; exit 1; }
+echo "bench saves its floor and the report draws it"

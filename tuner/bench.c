@@ -81,7 +81,7 @@ static bool measure_ceilings(gpu *g, ceilings *c) {
 
 /* One size tuple: the floor, the tuned best, the baselines. */
 static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t *instance,
-                    const ceilings *c) {
+                    const ceilings *c, json_t *floors) {
     int older;
     json_t *best = best_current(g->s, recs, sizes, NULL, &older);
     char *at = sizes_describe(sizes);
@@ -100,6 +100,8 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     double bw = c->copy_gbps > c->dtod_gbps ? c->copy_gbps : c->dtod_gbps;
     double mem_ms = bytes / (bw * 1e6), fma_ms = fma / c->fma_per_s * 1e3;
     double floor_ms = mem_ms > fma_ms ? mem_ms : fma_ms;
+    json_array_append_new(floors, json_pack("{s:O, s:f, s:f, s:f}", "sizes", sizes, "floor_ms",
+                                            floor_ms, "memory_ms", mem_ms, "fma_ms", fma_ms));
     printf("\n%s on %s at %s\n", space_name(g->s), g->dev.name, at);
     printf("floor: %.4f ms = max(memory %.4f ms: %.4g B at %.0f GB/s, FMA %.4f ms: %.4g FMA at "
            "%.2f T/s)   [problem's cost model]\n",
@@ -123,6 +125,27 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
             bench_one(g, comp, named[i].label, rec, floor_ms, best_ms, &ms);
     }
     return rc;
+}
+
+/* results/<device>/<space>.bench.json: the ceilings and floors of this
+ * bench, for `bartune report` to draw. */
+static void save_floors(const options *o, space *s, const gpu *g, const ceilings *c,
+                        json_t *floors) {
+    char date[32];
+    utc_timestamp(date);
+    json_t *j =
+        json_pack("{s:s, s:s, s:s, s:{s:f, s:f, s:f}, s:O}", "format", "bartune-bench-1", "device",
+                  g->dev.name, "date", date, "ceilings", "copy_gbps", c->copy_gbps, "dtod_gbps",
+                  c->dtod_gbps, "fma_per_s", c->fma_per_s, "floors", floors);
+    char *dir = path_join(o->results, g->key);
+    char *path = xasprintf("%s/%s.bench.json", dir, space_name(s));
+    char *text = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
+    if (!mkdir_p(dir) || !write_file_atomic(path, text, strlen(text)))
+        msg_warn("cannot write %s: the report will draw no floor", path);
+    free(text);
+    free(path);
+    free(dir);
+    json_decref(j);
 }
 
 int cmd_bench(const options *o) {
@@ -158,8 +181,12 @@ int cmd_bench(const options *o) {
         printf("ceilings on %s: copy kernel %.0f GB/s, cudaMemcpy device-to-device %.0f GB/s, FMA "
                "%.2f T/s\n",
                g.dev.name, c.copy_gbps, c.dtod_gbps, c.fma_per_s * 1e-12);
+    json_t *floors = json_array();
     for (size_t z = 0; rc == EXIT_OK && z < json_array_size(sizes); z++)
-        rc = bench_at(&g, &comp, recs, json_array_get(sizes, z), json_array_get(instances, z), &c);
+        rc = bench_at(&g, &comp, recs, json_array_get(sizes, z), json_array_get(instances, z), &c,
+                      floors);
+    if (rc == EXIT_OK) save_floors(o, s, &g, &c, floors);
+    json_decref(floors);
     free(path);
     json_decref(recs);
     json_decref(sizes);

@@ -110,7 +110,7 @@ static char *gnuplot_string(const char *text) {
 
 /* The gnuplot script: two panels, to SVG and PNG. */
 static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const char *dir,
-                    const char *out_base) {
+                    const char *out_base, double floor_ms) {
     strbuf b = {0};
     json_t *first = json_array_get(recs, 0);
     char *dev = gnuplot_string(
@@ -142,6 +142,10 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const
                   "plot \"%s/landscape.dat\" using ($1+$2):3 with points pt 7 ps 0.4 lc rgb "
                   "\"#3060a0\" title \"variants\"",
                   dir);
+        if (floor_ms > 0)
+            sb_printf(
+                &b, ", %.6f with lines lw 2 dt 2 lc rgb \"black\" title \"floor (bench) %.4f ms\"",
+                floor_ms, floor_ms);
         int count;
         const named_config *named = space_named(s, &count);
         for (int i = 0; i < count; i++) {
@@ -173,6 +177,22 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const
     return sb_take(&b);
 }
 
+/* The floor a bench saved beside the records for these sizes, or 0. */
+static double saved_floor(space *s, const char *dir, json_t *sizes) {
+    char *path = xasprintf("%s/%s.bench.json", dir, space_name(s));
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je), *f;
+    free(path);
+    double ms = 0;
+    size_t i;
+    json_array_foreach(json_object_get(j, "floors"), i, f) {
+        double v = json_number_value(json_object_get(f, "floor_ms"));
+        if (json_equal(json_object_get(f, "sizes"), sizes) && v > 0 && v < 1e9) ms = v;
+    }
+    json_decref(j);
+    return ms;
+}
+
 static bool report_file(space *s, const options *o, const char *path, const char *out_dir) {
     int dropped;
     char *err = NULL;
@@ -191,7 +211,7 @@ static bool report_file(space *s, const options *o, const char *path, const char
         dir && write_landscape(s, recs, sizes, dir, groups) > 0 && write_curves(s, o, recs, dir);
     char *base = path_join(out_dir, "report");
     if (ok) {
-        char *text = script(s, recs, sizes, groups, dir, base);
+        char *text = script(s, recs, sizes, groups, dir, base, saved_floor(s, out_dir, sizes));
         char *spath = xasprintf("%s/report.gp", dir);
         ok = write_file_atomic(spath, text, strlen(text));
         char *argv[] = {(char *)"gnuplot", spath, NULL};
