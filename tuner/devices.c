@@ -14,14 +14,12 @@ int cmd_devices(const options *o) {
         return EXIT_NO_GPU;
     }
     free(log);
-    json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
-    runner_result res = runner_request(&r, req, 60, &ans);
-    json_decref(req);
     device_info d;
+    char *why = NULL;
     int rc = EXIT_OK;
-    if (res != RUNNER_OK || !device_from_json(json_object_get(ans, "device"), &d)) {
-        const char *m = json_string_value(json_object_get(ans, "message"));
-        msg_error("no GPU: %s", m ? m : "the runner gave no device");
+    if (!gpu_hello(&r, 60, &d, &why)) {
+        msg_error("no GPU: %s", why);
+        free(why);
         rc = EXIT_NO_GPU;
     } else {
         char key[160];
@@ -31,7 +29,6 @@ int cmd_devices(const options *o) {
                key, d.name, d.cc_major, d.cc_minor, d.sms, d.smem_per_block_optin / 1024, d.driver,
                d.cuda_version / 1000, d.cuda_version % 1000 / 10);
     }
-    json_decref(ans);
     runner_stop(&r);
     return rc;
 }

@@ -13,11 +13,11 @@
 
 static const double SETUP_TIMEOUT = 1800; /* the CPU reference of a large problem */
 
-static bool hello(gpu *g, char **why) {
+bool gpu_hello(runner_client *r, double timeout, device_info *d, char **why) {
     json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
-    runner_result r = runner_request(&g->runner, req, 60, &ans);
+    runner_result res = runner_request(r, req, timeout, &ans);
     json_decref(req);
-    bool ok = r == RUNNER_OK && device_from_json(json_object_get(ans, "device"), &g->dev);
+    bool ok = res == RUNNER_OK && device_from_json(json_object_get(ans, "device"), d);
     if (!ok) {
         const char *m = json_string_value(json_object_get(ans, "message"));
         *why = xstrdup(m ? m : "the runner gave no device");
@@ -31,7 +31,7 @@ static bool start(gpu *g, char **why) {
         *why = xasprintf("cannot start %s (log %s)", g->o->runner, g->log);
         return false;
     }
-    return hello(g, why);
+    return gpu_hello(&g->runner, 60, &g->dev, why);
 }
 
 int gpu_open(gpu *g, const options *o, space *s) {

@@ -25,6 +25,9 @@ typedef struct {
     json_t *instance; /* the space's instance at them */
 } gpu;
 
+/* The protocol's opening: the runner's version checked, its device read.
+ * False with *why (owned) if the runner does not answer as one. */
+bool gpu_hello(runner_client *r, double timeout, device_info *d, char **why);
 /* Starts a runner, learns its device and builds the problem's reference.
  * Prints why not and returns an exit code other than EXIT_OK on failure. */
 int gpu_open(gpu *g, const options *o, space *s);

@@ -53,13 +53,11 @@ static const char *check(gpu *g, const char *tool, const char *cubin, const conf
         *message = xstrdup("cannot start compute-sanitizer");
         return "sanitizer_failed";
     }
-    json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans = NULL,
-           *geo = NULL;
-    runner_result r = runner_request(&rc, req, 120, &ans);
-    json_decref(req);
-    bool ok = r == RUNNER_OK && gpu_problem_on(g, &rc);
-    json_decref(ans);
-    ans = NULL;
+    json_t *ans = NULL, *geo = NULL;
+    device_info d;
+    char *unanswered = NULL; /* why the runner under the tool did not say hello */
+    runner_result r = RUNNER_FAIL;
+    bool ok = gpu_hello(&rc, 120, &d, &unanswered) && gpu_problem_on(g, &rc);
     if (ok) ok = gpu_measure_on(g, &rc, cubin, values, true, SANITIZE_TIMEOUT, &r, &ans, &geo);
     int status = 0;
     bool ended = runner_finish(&rc, 120, &status);
@@ -72,11 +70,13 @@ static const char *check(gpu *g, const char *tool, const char *cubin, const conf
         *message = xstrdup("");
     } else {
         char why[64];
-        const char *m = json_string_value(json_object_get(ans, "message"));
+        const char *m =
+            unanswered ? unanswered : json_string_value(json_object_get(ans, "message"));
         *message =
             xasprintf("%s%s%s (compute-sanitizer %s; is it on PATH?)", m ? m : "", m ? "; " : "",
                       ended ? "" : "did not end", ended ? proc_describe(status, why) : "");
     }
+    free(unanswered);
     json_decref(ans);
     json_decref(geo);
     return verdict;
