@@ -8,7 +8,6 @@
 #include "emit.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -474,6 +473,18 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
     return ok;
 }
 
+struct emit_walk {
+    space *s;
+    const char *kernels_dir;
+    emitted *devs;
+    int *n;
+};
+
+static bool emit_each(void *ctx, const char *key, const char *path) {
+    struct emit_walk *w = ctx;
+    return emit_device(w->s, path, key, w->kernels_dir, w->devs, w->n);
+}
+
 bool emit_headers(space *s, const char *results_dir, const char *records, const char *kernels_dir) {
     if (records) { /* a wrong file is refused before anything is written */
         int dropped;
@@ -498,15 +509,8 @@ bool emit_headers(space *s, const char *results_dir, const char *records, const 
     /* Every device with results, so the dispatcher knows them all; with
      * --records, that file's device alone. */
     if (records) ok = emit_device(s, records, NULL, kernels_dir, devs, &n);
-    DIR *d = records ? NULL : opendir(results_dir);
-    struct dirent *e;
-    while (ok && d && (e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char *path = xasprintf("%s/%s/%s.jsonl", results_dir, e->d_name, space_name(s));
-        if (file_exists(path)) ok = emit_device(s, path, e->d_name, kernels_dir, devs, &n);
-        free(path);
-    }
-    if (d) closedir(d);
+    struct emit_walk w = {s, kernels_dir, devs, &n};
+    if (!records) results_each_device(results_dir, space_name(s), false, emit_each, &w, &ok);
     if (ok) ok = write_dispatcher(s, kernels_dir, devs, n, &portable);
     for (int i = 0; i < n; i++) {
         free(devs[i].summary);

@@ -3,7 +3,6 @@
  * variant, grouped by its first parameter (and the `group` names the space
  * declares), the baselines as lines; below, the best found against measured
  * configurations for each shipped strategy, replayed on the same records. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +239,20 @@ static bool report_file(space *s, const options *o, const char *path, const char
     return ok;
 }
 
+struct report_walk {
+    space *s;
+    const options *o;
+};
+
+/* One device's records: the report goes into the device's folder. */
+static bool report_each(void *ctx, const char *key, const char *path) {
+    struct report_walk *w = ctx;
+    char *dir = path_join(w->o->results, key);
+    bool ok = report_file(w->s, w->o, path, dir);
+    free(dir);
+    return ok;
+}
+
 int cmd_report(const options *o) {
     space *s = session_open_space(o);
     if (!s) return EXIT_INPUT;
@@ -252,17 +265,8 @@ int cmd_report(const options *o) {
         free(dir);
         shown = 1;
     } else {
-        DIR *d = opendir(o->results);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            if (e->d_name[0] == '.') continue;
-            char *dir = path_join(o->results, e->d_name);
-            char *path = xasprintf("%s/%s.jsonl", dir, space_name(s));
-            if (file_exists(path)) ok = report_file(s, o, path, dir) && ok, shown++;
-            free(path);
-            free(dir);
-        }
-        if (d) closedir(d);
+        struct report_walk w = {s, o};
+        shown = results_each_device(o->results, space_name(s), true, report_each, &w, &ok);
     }
     if (!shown) msg_error("no results for %s under %s", space_name(s), o->results);
     space_close(s);

@@ -1,5 +1,6 @@
 #include "results.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -223,4 +224,23 @@ json_t *results_sizes(json_t *records) {
         if (!seen) json_array_append(out, json_object_get(rec, "sizes"));
     }
     return out;
+}
+
+int results_each_device(const char *dir, const char *space, bool keep_going,
+                        bool (*fn)(void *ctx, const char *key, const char *path), void *ctx,
+                        bool *ok) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while (d && (keep_going || *ok) && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char *path = xasprintf("%s/%s/%s.jsonl", dir, e->d_name, space);
+        if (file_exists(path)) {
+            files++;
+            *ok = fn(ctx, e->d_name, path) && *ok;
+        }
+        free(path);
+    }
+    if (d) closedir(d);
+    return files;
 }

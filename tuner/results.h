@@ -35,6 +35,12 @@ json_t *results_best(json_t *records, json_t *sizes);
  * at `sizes` when given. */
 json_t *results_best_matching(json_t *records, json_t *part, json_t *sizes);
 
+/* Calls fn for every <dir>/<key>/<space>.jsonl (one folder per device);
+ * *ok turns false when a call does, and the walk stops there unless
+ * keep_going. Returns how many files it found. */
+int results_each_device(const char *dir, const char *space, bool keep_going,
+                        bool (*fn)(void *ctx, const char *key, const char *path), void *ctx,
+                        bool *ok);
 /* The size tuples the records are at, in order of first appearance. */
 json_t *results_sizes(json_t *records);
 

@@ -1,5 +1,4 @@
 /* bartune show, and the summary tables run prints. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +107,10 @@ static bool show_file(space *s, const char *path, const char *key) {
     return true;
 }
 
+static bool show_each(void *s, const char *key, const char *path) {
+    return show_file(s, path, key);
+}
+
 int cmd_show(const options *o) {
     space *s = session_open_space(o);
     if (!s) return EXIT_INPUT;
@@ -115,17 +118,8 @@ int cmd_show(const options *o) {
     if (o->records) {
         ok = show_file(s, o->records, NULL);
     } else {
-        DIR *d = opendir(o->results);
-        struct dirent *e;
-        int shown = 0;
-        while (d && (e = readdir(d))) {
-            if (e->d_name[0] == '.') continue;
-            char *path = xasprintf("%s/%s/%s.jsonl", o->results, e->d_name, space_name(s));
-            if (file_exists(path)) ok = show_file(s, path, e->d_name) && ok, shown++;
-            free(path);
-        }
-        if (d) closedir(d);
-        if (!shown) printf("no results for %s under %s\n", space_name(s), o->results);
+        if (!results_each_device(o->results, space_name(s), true, show_each, s, &ok))
+            printf("no results for %s under %s\n", space_name(s), o->results);
     }
     space_close(s);
     return ok ? EXIT_OK : EXIT_INPUT;
