@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "record.h"
 #include "util.h"
 
 /* Limits of a script, per call into Lua: VM instructions, wall-clock
@@ -734,31 +735,18 @@ static void push_landscape(lua_State *L, json_t *records) {
     json_t *rec;
     size_t i;
     json_array_foreach(records, i, rec) {
-        json_t *cfg = json_object_get(rec, "config");
-        const char *keys[256];
-        size_t n = 0;
-        const char *k;
-        json_t *v;
-        json_object_foreach(cfg, k, v) if (n < 256) keys[n++] = k;
-        for (size_t a = 1; a < n; a++)
-            for (size_t b = a; b > 0 && strcmp(keys[b - 1], keys[b]) > 0; b--) {
-                const char *t = keys[b];
-                keys[b] = keys[b - 1];
-                keys[b - 1] = t;
-            }
-        strbuf desc = {0};
-        for (size_t a = 0; a < n; a++) {
-            char buf[32];
-            sb_printf(&desc, "%s%s=%s", a ? " " : "", keys[a],
-                      json_text(json_object_get(cfg, keys[a]), buf));
-        }
+        config cfg = {0};
+        config_from_json(json_object_get(rec, "config"), NULL, NULL, &cfg, NULL);
+        sort_config(&cfg);
+        char *desc = config_describe(&cfg);
+        config_free(&cfg);
         lua_createtable(L, 0, 2);
         lua_pushstring(L, json_string_value(json_object_get(rec, "status")));
         lua_setfield(L, -2, "status");
         lua_pushnumber(L, json_number_value(json_object_get(rec, "median_ms")));
         lua_setfield(L, -2, "ms");
-        lua_setfield(L, -2, desc.data ? desc.data : "");
-        free(desc.data);
+        lua_setfield(L, -2, desc);
+        free(desc);
     }
 }
 
