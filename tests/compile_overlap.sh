@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
-# Compile while measuring (fake runner, no GPU): a cold run of N variants
-# takes clearly less than compiling them all and then measuring them all,
-# and still records every measurement.
+# Compile while measuring (fake runner, no GPU): a cold run starts measuring
+# before nvcc has written its last cubin, and still records every
+# measurement. Asserted on the order of events (measure start times against
+# cubin mtimes), not on wall-clock totals, so a loaded CI machine cannot
+# fail it; the totals are printed for the reader.
 set -u
 bartune=$1 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4 blocks_per_sm=2"
-t0=$(date +%s.%N)
-"$bartune" compile gen/pipeline.lua $sel --cache "$tmp/c1" >/dev/null 2>&1
-t1=$(date +%s.%N)
-FAKE_RUNNER_DELAY=0.4 "$bartune" run gen/pipeline.lua $sel --size n=1000 --runner "$root/tests/fake_runner.sh" \
-    --results "$tmp/r" --kernels "$tmp/k" --cache "$tmp/c2" --no-emit >/dev/null 2>"$tmp/err" ||
-    { cat "$tmp/err"; exit 1; }
-t2=$(date +%s.%N)
-n=$(grep -c . "$tmp"/r/*/pipeline.jsonl)
-[ "$n" = 12 ] || { echo "expected 12 records, got $n"; exit 1; }
-awk -v c="$(echo "$t1 - $t0" | bc)" -v r="$(echo "$t2 - $t1" | bc)" -v m="$(echo "12 * 0.4" | bc)" 'BEGIN {
-    printf "compile alone %.1f s, measuring alone %.1f s, run %.1f s\n", c, m, r
-    exit !(r < c + 0.5 * m) }' || { echo "the run did not overlap compiling and measuring"; exit 1; }
-# the same with a strategy: it asks a batch ahead, so nvcc works on the next
-# batch while the GPU measures this one
-t3=$(date +%s.%N)
-FAKE_RUNNER_DELAY=0.4 "$bartune" run gen/pipeline.lua $sel --size n=1000 --runner "$root/tests/fake_runner.sh" \
-    --strategy exhaustive --budget 12 --results "$tmp/r2" --kernels "$tmp/k" --cache "$tmp/c3" --no-emit \
-    >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-t4=$(date +%s.%N)
-n=$(grep -c . "$tmp"/r2/*/pipeline.jsonl)
-[ "$n" = 12 ] || { echo "strategy run: expected 12 records, got $n"; exit 1; }
-awk -v c="$(echo "$t1 - $t0" | bc)" -v r="$(echo "$t4 - $t3" | bc)" -v m="$(echo "12 * 0.4" | bc)" 'BEGIN {
-    printf "with --strategy: run %.1f s\n", r
-    exit !(r < c + 0.75 * m) }' || { echo "the strategy run did not overlap compiling and measuring"; exit 1; }
+
+# overlapped CACHE LOG: how many measures started before the last cubin was written
+overlapped() {
+    last=$(find "$1" -name '*.cubin' -printf '%T@\n' | sort -n | tail -1)
+    [ -n "$last" ] || { echo 0; return; }
+    awk -v last="$last" '$1 < last { n++ } END { print n + 0 }' "$2"
+}
+
+check() { # NAME RESULTS CACHE LOG SECONDS
+    n=$(grep -c . "$2"/*/pipeline.jsonl)
+    [ "$n" = 12 ] || { echo "$1: expected 12 records, got $n"; exit 1; }
+    k=$(overlapped "$3" "$4")
+    printf '%s: %.1f s, %s of 12 measures started while nvcc was still compiling\n' "$1" "$5" "$k"
+    [ "$k" -ge 1 ] || { echo "$1: every measure waited for the last compile: no overlap"; exit 1; }
+}
+
+run() { # NAME RESULTS CACHE LOG [ARGS...]
+    name=$1 res=$2 cache=$3 log=$4
+    shift 4
+    t0=$(date +%s.%N)
+    FAKE_RUNNER_DELAY=0.4 FAKE_RUNNER_LOG=$log "$bartune" run gen/pipeline.lua $sel --size n=1000 \
+        --runner "$root/tests/fake_runner.sh" --results "$res" --kernels "$tmp/k" --cache "$cache" \
+        --no-emit "$@" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+    check "$name" "$res" "$cache" "$log" "$(echo "$(date +%s.%N) - $t0" | bc)"
+}
+
+run exhaustive "$tmp/r" "$tmp/c1" "$tmp/m1"
+# a strategy asks a batch ahead, so nvcc works on the next batch while the
+# GPU measures this one
+run "--strategy exhaustive" "$tmp/r2" "$tmp/c2" "$tmp/m2" --strategy exhaustive --budget 12
