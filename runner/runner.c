@@ -3,10 +3,13 @@
  * stdout and stderr (where a kernel's printf lands) go to a log, so nothing
  * a kernel prints can pass for an answer.
  *
- *   {"op":"hello","version":V}  -> {"ok":true,"version":V,"device":{...}}
+ *   {"op":"hello","version":V}  -> {"ok":true,"version":V,"device":{...},"devices":N}
+ *                                   (N: GPUs the driver sees, for --gpus all)
  *   {"op":"problem",...}         -> {"ok":true,"seconds":S,"cached":B}
  *   {"op":"measure",...}         -> {"probe_ms":T,"launches_left":L}, then
  *                                   {"ok":true,"median_ms":..} or
+ *                                   {"ok":true,"median_ms":..,"rejected":true}
+ *                                   (first timed launch over "reject_ms") or
  *                                   {"ok":false,"status":"...","message":"..."}
  *   {"op":"floor"}               -> {"ok":true,"copy_gbps":..,"dtod_gbps":..,"fma_per_s":..}
  *   {"op":"quit"}
@@ -33,7 +36,7 @@ static const unsigned POISON[2] = {0xFF, 0xA5};
 static struct {
     CUdevice dev;
     CUcontext ctx;
-    int sms;
+    int sms, devices;
     bool have_problem;
     rproblem prob;
     CUdeviceptr scratch; /* checksums */
@@ -123,7 +126,8 @@ static void cmd_hello(json_t *req) {
         attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR), "regs_per_sm",
         attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR), "l2_bytes",
         attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), "cuda_version", cuda, "driver", drvver);
-    send_json(json_pack("{s:b, s:i, s:o}", "ok", 1, "version", PROTOCOL_VERSION, "device", d));
+    send_json(json_pack("{s:b, s:i, s:o, s:i}", "ok", 1, "version", PROTOCOL_VERSION, "device", d,
+                        "devices", R.devices));
 }
 
 /* Checksum of `bytes` (a multiple of 4) at p, on the GPU. */
@@ -301,10 +305,23 @@ static CUresult launch(const launch_cfg *l) {
                               l->block[2], l->smem, NULL, R.prob.arg_ptrs, NULL);
 }
 
+/* Early rejection: is the first timed launch (its events, ev[0] and ev[1])
+ * slower than reject_ms? Waits for it; *r gets any error. */
+static bool first_too_slow(CUevent *ev, double reject_ms, CUresult *r) {
+    float ms = 0;
+    if ((*r = drv.cuEventSynchronize(ev[1])) != CUDA_SUCCESS ||
+        (*r = drv.cuEventElapsedTime(&ms, ev[0], ev[1])) != CUDA_SUCCESS)
+        return false;
+    return ms > reject_ms;
+}
+
 /* Every launch starts from poisoned outputs and is checked: the verifying
  * launches one at a time, the timed ones in one stream with their checks
- * queued between them (outside the timed events). */
-static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool once) {
+ * queued between them (outside the timed events). With reject_ms > 0, a
+ * variant whose first timed launch is slower than that is answered on that
+ * one launch (still checked), so a hopeless variant costs one, not reps. */
+static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool once,
+                            double reject_ms) {
     int launches = VERIFY_LAUNCHES + WARMUP + reps;
     stats_t st = {.per_launch = 3 * R.prob.n_bufs};
     size_t bytes = (size_t)launches * (size_t)st.per_launch * WORDS * 8;
@@ -355,6 +372,7 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
     }
     for (int i = 0; ok && i < reps * 2 && r == CUDA_SUCCESS; i++)
         r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+    int asked = reps;
     for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++) {
         unsigned poison = POISON[i & 1];
         int li = VERIFY_LAUNCHES + WARMUP + i;
@@ -363,12 +381,14 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
         if (r == CUDA_SUCCESS) r = launch(l);
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i + 1], NULL);
         if (r == CUDA_SUCCESS) r = queue_checks(&st, li, poison);
+        if (i == 0 && r == CUDA_SUCCESS && reject_ms > 0 && first_too_slow(ev, reject_ms, &r))
+            reps = 1; /* the events past ev[1] stay made, destroyed below */
     }
     if (ok && r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
     if (ok && r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st.host, st.dev, bytes);
     for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++)
         r = drv.cuEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
-    for (int i = 0; i < reps * 2; i++)
+    for (int i = 0; i < asked * 2; i++)
         if (ev[i]) drv.cuEventDestroy(ev[i]);
     if (ok && r != CUDA_SUCCESS) {
         ok = false;
@@ -382,8 +402,11 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
     if (ok && intact()) {
         qsort(ms, (size_t)reps, sizeof *ms, cmp_float);
         double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-        send_json(json_pack("{s:b, s:f, s:f, s:f, s:i}", "ok", 1, "median_ms", median, "min_ms",
-                            (double)ms[0], "max_ms", (double)ms[reps - 1], "occupancy", occupancy));
+        json_t *ans = json_pack("{s:b, s:f, s:f, s:f, s:i, s:i}", "ok", 1, "median_ms", median,
+                                "min_ms", (double)ms[0], "max_ms", (double)ms[reps - 1],
+                                "occupancy", occupancy, "timed_launches", reps);
+        if (reps < asked) json_object_set_new(ans, "rejected", json_true());
+        send_json(ans);
     } else if (!ok) {
         damage(); /* repair quietly: the failure is answered already */
     }
@@ -477,7 +500,8 @@ static void cmd_measure(json_t *req) {
         fail("over_occupancy", "only %d blocks of this variant fit on an SM, not %lld", occ,
              (long long)resident);
     } else {
-        run_measurement(&l, (int)reps, occ, json_is_true(json_object_get(req, "sanitize")));
+        run_measurement(&l, (int)reps, occ, json_is_true(json_object_get(req, "sanitize")),
+                        json_number_value(json_object_get(req, "reject_ms")));
     }
     drv.cuModuleUnload(mod);
 }
@@ -573,6 +597,7 @@ static bool open_device(int ordinal, const char *fatbin, char **why) {
         return false;
     }
     R.sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    R.devices = count;
     return true;
 }
 

@@ -6,17 +6,37 @@
 # never committed.
 # FAKE_RUNNER_DELAY: seconds each measure takes (default 0.05).
 # FAKE_RUNNER_DIE=1: exit without answering the first measure (a crash).
-# FAKE_RUNNER_LOG=FILE: append the wall-clock time each measure starts.
+# FAKE_RUNNER_LOG=FILE: append the wall-clock time each measure starts, and
+#   the GPU.
+# FAKE_RUNNER_GPUS=N: the driver "sees" N GPUs (default 1); this runner is
+#   GPU $1. FAKE_RUNNER_NAMES="A,B,...": the name of each GPU (mixed cards).
+# FAKE_RUNNER_VARY=1: each cubin gets its own time, 1 to 8 ms (for early
+#   rejection: a reject_ms below it gets one timed launch, "rejected").
+# FAKE_RUNNER_DIE_ON=K: GPU K's runner crashes on its first measure.
+ordinal=${1:-0}
+name=$(tr ',' '\n' <<<"${FAKE_RUNNER_NAMES:-}" | sed -n "$((ordinal + 1))p")
+name=${name:-Fake GPU}
 while IFS= read -r line <&3; do
     op=$(sed -n 's/.*"op": *"\([a-z]*\)".*/\1/p' <<<"$line")
     case $op in
-    hello) echo '{"ok":true,"version":2,"device":{"name":"Fake GPU","cc_major":9,"cc_minor":0,"sms":4,"max_threads_per_block":1024,"max_threads_per_sm":2048,"max_blocks_per_sm":32,"smem_per_block_optin":232448,"smem_per_sm":233472,"regs_per_sm":65536,"l2_bytes":0,"cuda_version":13000,"driver":"fake"}}' >&4 ;;
+    hello) [ "$ordinal" -lt "${FAKE_RUNNER_GPUS:-1}" ] ||
+               { echo '{"ok":false,"status":"no_gpu","message":"fake runner: no such GPU"}' >&4; continue; }
+           echo '{"ok":true,"version":2,"devices":'"${FAKE_RUNNER_GPUS:-1}"',"device":{"name":"'"$name"'","cc_major":9,"cc_minor":0,"sms":4,"max_threads_per_block":1024,"max_threads_per_sm":2048,"max_blocks_per_sm":32,"smem_per_block_optin":232448,"smem_per_sm":233472,"regs_per_sm":65536,"l2_bytes":0,"cuda_version":13000,"driver":"fake"}}' >&4 ;;
     problem) echo '{"ok":true,"seconds":0.0,"cached":false}' >&4 ;;
     measure) [ "${FAKE_RUNNER_DIE:-0}" = 1 ] && exit 9
-             [ -n "${FAKE_RUNNER_LOG:-}" ] && date +%s.%N >>"$FAKE_RUNNER_LOG"
+             [ "${FAKE_RUNNER_DIE_ON:-x}" = "$ordinal" ] && exit 9
+             [ -n "${FAKE_RUNNER_LOG:-}" ] && echo "$(date +%s.%N) $ordinal" >>"$FAKE_RUNNER_LOG"
              sleep "${FAKE_RUNNER_DELAY:-0.05}"
              echo '{"probe_ms":1.0,"launches_left":25}' >&4
-             echo '{"ok":true,"median_ms":1.0,"min_ms":0.9,"max_ms":1.1,"occupancy":4}' >&4 ;;
+             ms=1
+             [ "${FAKE_RUNNER_VARY:-0}" = 1 ] &&
+                 ms=$(( $(sed -n 's/.*"cubin": *"\([^"]*\)".*/\1/p' <<<"$line" | cksum | cut -d' ' -f1) % 8 + 1 ))
+             reject=$(sed -n 's/.*"reject_ms": *\([0-9.e+-]*\).*/\1/p' <<<"$line")
+             if [ -n "$reject" ] && awk -v m="$ms" -v r="$reject" 'BEGIN { exit !(m > r) }'; then
+                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":1,"rejected":true}' >&4
+             else
+                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":20}' >&4
+             fi ;;
     floor) echo '{"ok":true,"copy_gbps":1000.0,"dtod_gbps":1200.0,"fma_per_s":1e13}' >&4 ;;
     quit) exit 0 ;;
     *) echo '{"ok":false,"status":"bad_request","message":"fake runner: unknown op"}' >&4 ;;

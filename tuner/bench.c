@@ -37,7 +37,7 @@ static bool bench_one(gpu *g, compiler *comp, const char *label, json_t *rec, do
     }
     json_t *ans = NULL, *geo = NULL;
     runner_result r = RUNNER_FAIL;
-    if (ok) ok = gpu_measure(g, job.cubin, &values, &r, &ans, &geo) && r == RUNNER_OK;
+    if (ok) ok = gpu_measure(g, job.cubin, &values, 0, &r, &ans, &geo) && r == RUNNER_OK;
     char *desc = config_describe(&values);
     if (ok) {
         double med = json_number_value(json_object_get(ans, "median_ms"));
@@ -158,7 +158,7 @@ int cmd_bench(const options *o) {
     if (!s) return EXIT_INPUT;
     json_t *instances = NULL, *sizes = session_sizes(s, o, &instances);
     gpu g = {0};
-    int rc = sizes ? gpu_open(&g, o, s) : EXIT_INPUT;
+    int rc = sizes ? gpu_open(&g, o, s, 0) : EXIT_INPUT;
     if (rc == EXIT_OK && !sizes) rc = EXIT_INPUT;
     char *path = xasprintf("%s/%s/%s.jsonl", o->results, g.key, space_name(s)), *err = NULL;
     int dropped;

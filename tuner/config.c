@@ -52,14 +52,18 @@ void config_merge(config *dst, const config *a, const config *b) {
         config_set(dst, b->items[i].name, b->items[i].value);
 }
 
+void variant_free(variant *v) {
+    config_free(&v->params);
+    config_free(&v->derived);
+    for (int k = 0; k < v->n_launches; k++)
+        config_free(&v->launches[k]);
+    free(v->launches);
+    memset(v, 0, sizeof *v);
+}
+
 void variant_set_free(variant_set *s) {
-    for (int i = 0; i < s->count; i++) {
-        config_free(&s->items[i].params);
-        config_free(&s->items[i].derived);
-        for (int k = 0; k < s->items[i].n_launches; k++)
-            config_free(&s->items[i].launches[k]);
-        free(s->items[i].launches);
-    }
+    for (int i = 0; i < s->count; i++)
+        variant_free(&s->items[i]);
     free(s->items);
     free(s->rejected);
     memset(s, 0, sizeof *s);

@@ -40,6 +40,7 @@ typedef struct {
     char *rejected; /* "12 by 'why', 3 by 'other'" or "" */
 } variant_set;
 
+void variant_free(variant *v);
 void variant_set_free(variant_set *s);
 
 /* A configuration the space names: a baseline to compare with, or the

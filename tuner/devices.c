@@ -17,7 +17,7 @@ int cmd_devices(const options *o) {
     device_info d;
     char *why = NULL;
     int rc = EXIT_OK;
-    if (!gpu_hello(&r, 60, &d, &why)) {
+    if (!gpu_hello(&r, 60, &d, NULL, &why)) {
         msg_error("no GPU: %s", why);
         free(why);
         rc = EXIT_NO_GPU;

@@ -13,11 +13,13 @@
 
 static const double SETUP_TIMEOUT = 1800; /* the CPU reference of a large problem */
 
-bool gpu_hello(runner_client *r, double timeout, device_info *d, char **why) {
+bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, char **why) {
     json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
     runner_result res = runner_request(r, req, timeout, &ans);
     json_decref(req);
     bool ok = res == RUNNER_OK && device_from_json(json_object_get(ans, "device"), d);
+    json_int_t n = json_integer_value(json_object_get(ans, "devices"));
+    if (devices) *devices = n >= 1 && n <= 1024 ? (int)n : 1;
     if (!ok) {
         const char *m = json_string_value(json_object_get(ans, "message"));
         *why = xstrdup(m ? m : "the runner gave no device");
@@ -27,26 +29,30 @@ bool gpu_hello(runner_client *r, double timeout, device_info *d, char **why) {
 }
 
 static bool start(gpu *g, char **why) {
-    if (!runner_start(&g->runner, g->o->runner, 0, g->log)) {
+    if (!runner_start(&g->runner, g->o->runner, g->ordinal, g->log)) {
         *why = xasprintf("cannot start %s (log %s)", g->o->runner, g->log);
         return false;
     }
-    return gpu_hello(&g->runner, 60, &g->dev, why);
+    return gpu_hello(&g->runner, 60, &g->dev, &g->devices, why);
 }
 
-int gpu_open(gpu *g, const options *o, space *s) {
+int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
     memset(g, 0, sizeof *g);
     g->o = o;
     g->s = s;
+    g->ordinal = ordinal;
     char *why = NULL;
     if (!mkdir_p(o->cache)) {
         msg_error("cannot create the cache folder %s", o->cache);
         return EXIT_FAILURE_;
     }
-    g->log = path_join(o->cache, "runner.log");
+    /* runner.log for GPU 0 (and a single GPU), runner-gpuN.log beside it */
+    char name[32];
+    snprintf(name, sizeof name, ordinal ? "runner-gpu%d.log" : "runner.log", ordinal);
+    g->log = path_join(o->cache, name);
     if (!start(g, &why)) {
-        msg_error("no GPU to measure on: %s\n(list, render, compile and emit work without one)",
-                  why);
+        msg_error("no GPU %d to measure on: %s\n(list, render, compile and emit work without one)",
+                  ordinal, why);
         free(why);
         return EXIT_NO_GPU;
     }
@@ -182,22 +188,16 @@ static char *check_geometry(json_t *geo) {
     return NULL;
 }
 
-bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r, json_t **answer,
-                 json_t **geometry) {
-    return gpu_measure_on(g, &g->runner, cubin, values, false, g->o->timeout + 10, r, answer,
-                          geometry);
-}
-
-bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
-                    bool sanitize, double timeout, runner_result *r, json_t **answer,
-                    json_t **geometry) {
+/* The measure request for `values` on g's problem; NULL (printed) when
+ * the space's launch() gave no usable geometry. */
+static json_t *measure_request(gpu *g, const char *cubin, const config *values, bool sanitize,
+                               double reject_ms, json_t **geometry) {
     char *err = NULL;
-    *answer = NULL;
     *geometry = space_geometry(g->s, &g->dev, values, g->sizes, &err);
     if (!*geometry) {
         msg_error("%s", err);
         free(err);
-        return false;
+        return NULL;
     }
     char *bad = check_geometry(*geometry);
     if (bad) {
@@ -205,7 +205,7 @@ bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *
         msg_error("%s: %s for %s (fix the space's launch function)", space_file(g->s), bad, desc);
         free(desc);
         free(bad);
-        return false;
+        return NULL;
     }
     json_t *req =
         json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:O, s:i}", "op", "measure", "cubin", cubin,
@@ -213,6 +213,30 @@ bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *
                   json_object_get(*geometry, "block"), "smem", json_object_get(*geometry, "smem"),
                   "resident", json_object_get(*geometry, "resident"), "reps", g->o->reps);
     if (sanitize) json_object_set_new(req, "sanitize", json_true());
+    if (reject_ms > 0) json_object_set_new(req, "reject_ms", json_real(reject_ms));
+    return req;
+}
+
+bool gpu_measure_send(gpu *g, const char *cubin, const config *values, double reject_ms,
+                      json_t **geometry) {
+    json_t *req = measure_request(g, cubin, values, false, reject_ms, geometry);
+    if (req) runner_send(&g->runner, req, g->o->timeout + 10);
+    json_decref(req);
+    return req != NULL;
+}
+
+bool gpu_measure(gpu *g, const char *cubin, const config *values, double reject_ms,
+                 runner_result *r, json_t **answer, json_t **geometry) {
+    return gpu_measure_on(g, &g->runner, cubin, values, false, reject_ms, g->o->timeout + 10, r,
+                          answer, geometry);
+}
+
+bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
+                    bool sanitize, double reject_ms, double timeout, runner_result *r,
+                    json_t **answer, json_t **geometry) {
+    *answer = NULL;
+    json_t *req = measure_request(g, cubin, values, sanitize, reject_ms, geometry);
+    if (!req) return false;
     *r = runner_request(rc, req, timeout, answer);
     json_decref(req);
     return true;

@@ -17,6 +17,7 @@ typedef struct {
     space *s;
     device_info dev;
     char key[160], fingerprint[320];
+    int ordinal, devices; /* this GPU's number; how many the driver sees */
     runner_client runner;
     char *log;           /* the runner's stdout and stderr: kernels' printf lands here */
     char *reference_lib; /* the problem's CPU reference, built */
@@ -25,26 +26,32 @@ typedef struct {
     json_t *instance; /* the space's instance at them */
 } gpu;
 
-/* The protocol's opening: the runner's version checked, its device read.
+/* The protocol's opening: the runner's version checked, its device read
+ * (and in *devices, when not NULL, how many GPUs the driver sees).
  * False with *why (owned) if the runner does not answer as one. */
-bool gpu_hello(runner_client *r, double timeout, device_info *d, char **why);
-/* Starts a runner, learns its device and builds the problem's reference.
- * Prints why not and returns an exit code other than EXIT_OK on failure. */
-int gpu_open(gpu *g, const options *o, space *s);
+bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, char **why);
+/* Starts a runner on GPU `ordinal`, learns its device and builds the
+ * problem's reference. Prints why not and returns an exit code other than
+ * EXIT_OK on failure. */
+int gpu_open(gpu *g, const options *o, space *s, int ordinal);
 void gpu_close(gpu *g);
 /* Sets up the problem at `sizes` with `instance` (see space_instance). */
 bool gpu_problem(gpu *g, json_t *sizes, json_t *instance);
 /* Verifies and times `cubin` at config `values` (compile-time and launch
- * values): the runner's answer in *answer, the launch geometry used in
+ * values; reject_ms > 0: one timed launch if it is slower than that): the runner's answer in *answer, the launch geometry used in
  * *geometry (NULL when launch() failed: then false is returned and the
  * error printed; the run must stop). */
-bool gpu_measure(gpu *g, const char *cubin, const config *values, runner_result *r, json_t **answer,
-                 json_t **geometry);
+bool gpu_measure(gpu *g, const char *cubin, const config *values, double reject_ms,
+                 runner_result *r, json_t **answer, json_t **geometry);
+/* gpu_measure's request, sent without waiting: the answer comes through
+ * runner_receive(&g->runner, ...). False (printed) as gpu_measure. */
+bool gpu_measure_send(gpu *g, const char *cubin, const config *values, double reject_ms,
+                      json_t **geometry);
 /* The same on another runner (one under compute-sanitizer): set up the
  * current problem; measure with `sanitize` (one checked launch, no timing). */
 bool gpu_problem_on(gpu *g, runner_client *r);
 bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
-                    bool sanitize, double timeout, runner_result *r, json_t **answer,
+                    bool sanitize, double reject_ms, double timeout, runner_result *r, json_t **answer,
                     json_t **geometry);
 /* After a crash, hang or sticky error: a new runner with the same problem. */
 bool gpu_restart(gpu *g);

@@ -57,6 +57,12 @@ static const struct command commands[] = {
      "                  later launches get a limit scaled from its time\n"
      "  --compile-timeout S  seconds one nvcc may take (default 120)\n"
      "  --retime        measure again what is already recorded\n"
+     "  --gpus all|0,2,3  measure on these GPUs at once (default: GPU 0); identical cards\n"
+     "                  share one results file, other kinds are tuned each for itself\n"
+     "  --shard I/N     measure the I-th of N parts of the space (split by compiled\n"
+     "                  variant; join the parts' results with 'bartune merge')\n"
+     "  --reject F      a variant whose first timed launch is over F x the best so far\n"
+     "                  is recorded on that one launch (default 3; 0: time every one fully)\n"
      "  --retry S,S...  measure again what is recorded with these statuses (e.g. crash,hang)\n"
      "  --strategy NAME search with gen/lib/strategies/NAME.lua (exhaustive, random, ils,\n"
      "                  ga) instead of measuring everything; --budget N measured\n"
@@ -110,6 +116,33 @@ static const struct command *find_command(const char *name) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(commands[i].name, name) == 0) return &commands[i];
     return NULL;
+}
+
+/* "all", or distinct numbers 0..63 separated by commas. */
+static bool parse_gpus(const char *s) {
+    if (!strcmp(s, "all")) return true;
+    bool seen[64] = {false};
+    for (const char *p = s;;) {
+        char *end;
+        if (*p < '0' || *p > '9') return false;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (errno || v > 63 || seen[v]) return false;
+        seen[v] = true;
+        if (*end == '\0') return true;
+        if (*end != ',') return false;
+        p = end + 1;
+    }
+}
+
+static bool parse_shard(const char *s, options *o) {
+    int i, n, used = 0;
+    if (sscanf(s, "%d/%d%n", &i, &n, &used) != 2 || s[used] || s[0] < '0' || s[0] > '9' || n < 1 ||
+        n > 4096 || i < 0 || i >= n)
+        return false;
+    o->shard_index = i;
+    o->shard_count = n;
+    return true;
 }
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg) {
@@ -190,6 +223,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_TIMEOUT,
         O_CTIMEOUT,
         O_RETIME,
+        O_REJECT,
+        O_GPUS,
+        O_SHARD,
         O_NOEMIT,
         O_RESULTS,
         O_KERNELS,
@@ -216,6 +252,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
         {"retime", no_argument, NULL, O_RETIME},
+        {"reject", required_argument, NULL, O_REJECT},
+        {"gpus", required_argument, NULL, O_GPUS},
+        {"shard", required_argument, NULL, O_SHARD},
         {"no-emit", no_argument, NULL, O_NOEMIT},
         {"results", required_argument, NULL, O_RESULTS},
         {"kernels", required_argument, NULL, O_KERNELS},
@@ -304,6 +343,24 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         case O_RETIME:
             o->retime = true;
             break;
+        case O_GPUS:
+            if (!parse_gpus(optarg))
+                return usage_error(
+                    cmdspace, "--gpus needs 'all' or distinct GPU numbers such as 0,2,3, got '%s'",
+                    optarg);
+            o->gpus = optarg;
+            break;
+        case O_SHARD:
+            if (!parse_shard(optarg, o))
+                return usage_error(cmdspace, "--shard needs I/N with 0 <= I < N <= 4096, got '%s'",
+                                   optarg);
+            break;
+        case O_REJECT:
+            if (!parse_number(optarg, 0, 1e6, &v) || (v > 0 && v < 1.1))
+                return usage_error(cmdspace, "--reject needs 0 (off) or a factor >= 1.1, got '%s'",
+                                   optarg);
+            o->reject = v;
+            break;
         case O_NOEMIT:
             o->no_emit = true;
             break;
@@ -350,6 +407,10 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             return usage_error(cmdspace, "unexpected argument '%s' (overrides are name=value)", a);
         }
     }
+    if (o->shard_count > 1 && o->strategy)
+        return usage_error(cmdspace, "%s",
+                           "--shard splits the whole space; a --strategy searches one space: "
+                           "use one or the other");
     if (cmd->needs_space && !o->space_path)
         return usage_error(cmdspace, "%s", "which space? e.g. gen/pipeline.lua");
     return -1;
@@ -374,6 +435,7 @@ int main(int argc, char **argv) {
                  .jobs = 0,
                  .reps = 20,
                  .timeout = 10,
+                 .reject = 3,
                  .compile_timeout = 120};
     char *runner = path_join(here, "bartune-runner");
     char *cache = path_join(here, "variants");

@@ -88,9 +88,12 @@ json_t *record_new(const record_base *b, const config *params, const config *der
 
 void record_set_answer(json_t *rec, json_t *ans, bool ok) {
     if (ok) {
-        const char *k[] = {"median_ms", "min_ms", "max_ms", "occupancy"};
-        for (size_t i = 0; i < 4; i++)
-            json_object_set(rec, k[i], json_object_get(ans, k[i]));
+        const char *k[] = {"median_ms", "min_ms", "max_ms", "occupancy", "timed_launches"};
+        for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+            if (json_object_get(ans, k[i])) json_object_set(rec, k[i], json_object_get(ans, k[i]));
+        /* early rejection: timed once, hopeless next to the best so far */
+        if (json_is_true(json_object_get(ans, "rejected")))
+            json_object_set_new(rec, "rejected", json_true());
         return;
     }
     const char *status = json_string_value(json_object_get(ans, "status"));
@@ -187,5 +190,8 @@ char *record_check(json_t *rec, const char *want_key) {
             !json_is_integer(json_object_get(rec, "occupancy")))
             return xstrdup("an ok record needs median_ms, min_ms, max_ms > 0 and occupancy");
     }
+    json_t *rej = json_object_get(rec, "rejected"), *tl = json_object_get(rec, "timed_launches");
+    if ((rej && !json_is_boolean(rej)) || (tl && !json_is_integer(tl)))
+        return xstrdup("rejected must be a boolean and timed_launches an integer");
     return NULL;
 }

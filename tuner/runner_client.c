@@ -35,6 +35,7 @@ bool runner_start_under(runner_client *r, const char *const *wrapper, const char
     r->pid = -1;
     r->len = 0;
     r->to = r->from = -1;
+    r->failed = NULL;
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (logfd < 0 || !private_pipe(req)) {
         if (logfd >= 0) close(logfd);
@@ -62,6 +63,7 @@ bool runner_start_under(runner_client *r, const char *const *wrapper, const char
     close(logfd);
     r->to = req[1];
     r->from = ans[0];
+    fcntl(r->from, F_SETFL, fcntl(r->from, F_GETFL) | O_NONBLOCK);
     return r->pid > 0;
 }
 
@@ -72,6 +74,8 @@ static void close_pipes(runner_client *r) {
 }
 
 void runner_stop(runner_client *r) {
+    json_decref(r->failed);
+    r->failed = NULL;
     if (r->pid <= 0) return;
     static const char quit[] = "{\"op\":\"quit\"}\n";
     if (write(r->to, quit, sizeof quit - 1) < 0) { /* it may be dead already */
@@ -147,54 +151,67 @@ static bool send_line(runner_client *r, json_t *request) {
     return ok;
 }
 
-runner_result runner_request(runner_client *r, json_t *request, double timeout, json_t **answer) {
-    *answer = NULL;
+void runner_send(runner_client *r, json_t *request, double timeout) {
+    json_decref(r->failed);
+    r->failed = NULL;
+    r->limit = timeout;
+    r->deadline = now_seconds() + timeout;
     if (!send_line(r, request)) {
         if (r->pid > 0) kill_runner(r);
-        *answer = status_answer("crash", "the runner is not running");
-        return RUNNER_DIED;
+        r->failed = status_answer("crash", "the runner is not running");
     }
-    double limit = timeout, deadline = now_seconds() + timeout;
-    for (;;) {
-        if (runner_idle) runner_idle(runner_idle_ctx);
-        char *line;
-        while ((line = take_line(r))) {
-            json_error_t je;
-            json_t *j = json_loads(line, 0, &je);
-            free(line);
-            json_t *probe = json_object_get(j, "probe_ms");
-            if (json_is_number(probe)) {
-                double left = (double)json_integer_value(json_object_get(j, "launches_left"));
-                limit = 5.0 + left * json_number_value(probe) * 4e-3;
-                deadline = now_seconds() + limit;
-            } else if (json_is_boolean(json_object_get(j, "ok"))) {
-                *answer = j;
-                return json_is_true(json_object_get(j, "ok")) ? RUNNER_OK : RUNNER_FAIL;
-            }
-            json_decref(j); /* not an answer: ignore */
+}
+
+/* An answer line, a probe line (which moves the deadline) or noise. */
+static bool take_answer(runner_client *r, runner_result *result, json_t **answer) {
+    char *line;
+    while ((line = take_line(r))) {
+        json_t *j = json_loads(line, 0, NULL);
+        free(line);
+        json_t *probe = json_object_get(j, "probe_ms");
+        if (json_is_number(probe)) {
+            double left = (double)json_integer_value(json_object_get(j, "launches_left"));
+            r->limit = 5.0 + left * json_number_value(probe) * 4e-3;
+            r->deadline = now_seconds() + r->limit;
+        } else if (json_is_boolean(json_object_get(j, "ok"))) {
+            *answer = j;
+            *result = json_is_true(json_object_get(j, "ok")) ? RUNNER_OK : RUNNER_FAIL;
+            return true;
         }
+        json_decref(j); /* not an answer: ignore */
+    }
+    return false;
+}
+
+/* The runner closed its end: it has ended (or is about to). */
+static void ended(runner_client *r, json_t **answer) {
+    int st = 0;
+    while (!proc_poll(r->pid, &st))
+        usleep(1000);
+    char why[64];
+    char *msg = xasprintf("the runner ended without answering (%s)", proc_describe(st, why));
+    *answer = status_answer("crash", msg);
+    free(msg);
+    close_pipes(r);
+    r->pid = -1;
+}
+
+bool runner_receive(runner_client *r, runner_result *result, json_t **answer) {
+    *answer = NULL;
+    if (r->failed) {
+        *answer = r->failed;
+        r->failed = NULL;
+        *result = RUNNER_DIED;
+        return true;
+    }
+    for (;;) {
+        if (take_answer(r, result, answer)) return true;
         if (proc_interrupted) {
             kill_runner(r);
             *answer = status_answer("interrupted", "interrupted");
-            return RUNNER_INTERRUPTED;
+            *result = RUNNER_INTERRUPTED;
+            return true;
         }
-        double left = deadline - now_seconds();
-        if (left <= 0) {
-            kill_runner(r);
-            char *msg = xasprintf("no answer within %.1f s: killed (hang or deadlock)", limit);
-            *answer = status_answer("hang", msg);
-            free(msg);
-            return RUNNER_TIMEOUT;
-        }
-        struct pollfd p = {.fd = r->from, .events = POLLIN};
-        int ms = left > 0.2 ? 200 : (int)(left * 1000) + 1;
-        int pr = poll(&p, 1, ms);
-        if (pr < 0 && errno != EINTR) {
-            kill_runner(r);
-            *answer = status_answer("crash", "lost the runner's pipe");
-            return RUNNER_DIED;
-        }
-        if (pr <= 0) continue;
         if (r->len + 1 >= sizeof r->buf) r->len = 0; /* absurdly long line: drop it */
         ssize_t got = read(r->from, r->buf + r->len, sizeof r->buf - r->len - 1);
         if (got > 0) {
@@ -202,15 +219,41 @@ runner_result runner_request(runner_client *r, json_t *request, double timeout, 
             continue;
         }
         if (got < 0 && errno == EINTR) continue;
-        int st = 0;
-        while (!proc_poll(r->pid, &st))
-            usleep(1000);
-        char why[64];
-        char *msg = xasprintf("the runner ended without answering (%s)", proc_describe(st, why));
-        *answer = status_answer("crash", msg);
-        free(msg);
-        close_pipes(r);
-        r->pid = -1;
-        return RUNNER_DIED;
+        if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+            ended(r, answer);
+            *result = RUNNER_DIED;
+            return true;
+        }
+        break; /* nothing more yet */
     }
+    if (now_seconds() < r->deadline) return false;
+    kill_runner(r);
+    char *msg = xasprintf("no answer within %.1f s: killed (hang or deadlock)", r->limit);
+    *answer = status_answer("hang", msg);
+    free(msg);
+    *result = RUNNER_TIMEOUT;
+    return true;
+}
+
+void runner_wait(runner_client *const *rs, int n, int ms) {
+    if (runner_idle) runner_idle(runner_idle_ctx);
+    struct pollfd p[64];
+    int k = 0;
+    double soonest = 1e300;
+    for (int i = 0; i < n && k < 64; i++)
+        if (rs[i] && rs[i]->from >= 0) {
+            p[k++] = (struct pollfd){.fd = rs[i]->from, .events = POLLIN};
+            if (rs[i]->deadline < soonest) soonest = rs[i]->deadline;
+        }
+    double left = soonest - now_seconds();
+    if (left * 1000 < ms) ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+    if (poll(p, (nfds_t)k, ms) < 0 && errno != EINTR) usleep(1000);
+}
+
+runner_result runner_request(runner_client *r, json_t *request, double timeout, json_t **answer) {
+    runner_send(r, request, timeout);
+    runner_result result;
+    while (!runner_receive(r, &result, answer))
+        runner_wait(&r, 1, 200);
+    return result;
 }

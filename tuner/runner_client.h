@@ -13,9 +13,11 @@
 
 typedef struct {
     pid_t pid;
-    int to, from;
+    int to, from; /* from: non-blocking */
     char buf[65536];
     size_t len;
+    double limit, deadline; /* of the request in flight */
+    json_t *failed;         /* the answer of a request that could not be sent */
 } runner_client;
 
 typedef enum {
@@ -46,5 +48,14 @@ bool runner_finish(runner_client *r, double timeout, int *status);
  * `timeout` covers the wait up to a {"probe_ms", "launches_left"} line;
  * after one, the limit becomes 5 s + launches_left x probe x 4. */
 runner_result runner_request(runner_client *r, json_t *request, double timeout, json_t **answer);
+
+/* The same in steps, for several runners at once (one per GPU): send, then
+ * call runner_receive until it returns true (the answer and result set), with
+ * runner_wait between calls. */
+void runner_send(runner_client *r, json_t *request, double timeout);
+bool runner_receive(runner_client *r, runner_result *result, json_t **answer);
+/* Waits up to `ms` for an answer from any of the n runners (NULLs skipped),
+ * calling runner_idle first. */
+void runner_wait(runner_client *const *rs, int n, int ms);
 
 #endif

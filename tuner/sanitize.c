@@ -49,7 +49,7 @@ static const char *check(gpu *g, const char *tool, const char *cubin, const conf
                              "--print-limit",     "20",     NULL};
     unlink(log);
     runner_client rc;
-    if (!runner_start_under(&rc, wrapper, g->o->runner, 0, log)) {
+    if (!runner_start_under(&rc, wrapper, g->o->runner, g->ordinal, log)) {
         *message = xstrdup("cannot start compute-sanitizer");
         return "sanitizer_failed";
     }
@@ -57,8 +57,8 @@ static const char *check(gpu *g, const char *tool, const char *cubin, const conf
     device_info d;
     char *unanswered = NULL; /* why the runner under the tool did not say hello */
     runner_result r = RUNNER_FAIL;
-    bool ok = gpu_hello(&rc, 120, &d, &unanswered) && gpu_problem_on(g, &rc);
-    if (ok) ok = gpu_measure_on(g, &rc, cubin, values, true, SANITIZE_TIMEOUT, &r, &ans, &geo);
+    bool ok = gpu_hello(&rc, 120, &d, NULL, &unanswered) && gpu_problem_on(g, &rc);
+    if (ok) ok = gpu_measure_on(g, &rc, cubin, values, true, 0, SANITIZE_TIMEOUT, &r, &ans, &geo);
     int status = 0;
     bool ended = runner_finish(&rc, 120, &status);
     const char *verdict = "sanitizer_failed";
