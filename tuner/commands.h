@@ -14,5 +14,6 @@ int cmd_devices(const options *o);
 int cmd_bench(const options *o);
 int cmd_replay(const options *o);
 int cmd_report(const options *o);
+int cmd_merge(const options *o);
 
 #endif

@@ -30,6 +30,7 @@ static const char usage_text[] =
     "  devices                 print the GPUs the runner sees\n"
     "  replay SPACE --records FILE  a search strategy against recorded results (no GPU)\n"
     "  report SPACE            results/<device>/report.svg and .png (gnuplot)\n"
+    "  merge FILE.jsonl...     join results of one device from several hosts or shards\n"
     "\n"
     "Run 'bartune <command> --help' for the options of a command.\n";
 
@@ -38,6 +39,7 @@ struct command {
     int (*fn)(const options *);
     bool needs_space;
     const char *help;
+    bool takes_files; /* positionals are files (merge) */
 };
 
 static const struct command commands[] = {
@@ -73,43 +75,50 @@ static const struct command commands[] = {
      "  --no-emit       record results only\n"
      "  --results DIR, --kernels DIR, --cache DIR, --root DIR, --templates DIR\n"
      "                  where things live\n"
-     "  --nvcc PATH, --runner PATH   the compiler and the runner to use\n"},
+     "  --nvcc PATH, --runner PATH   the compiler and the runner to use\n", false},
     {"list", cmd_list, true,
      "usage: bartune list SPACE [k=v...] [--arch sm_XY]\n"
      "Prints every compile-time variant that survives the constraints, one per line,\n"
-     "then the count. Without --arch the limits of sm_90 are assumed.\n"},
+     "then the count. Without --arch the limits of sm_90 are assumed.\n", false},
     {"render", cmd_render, true,
      "usage: bartune render SPACE k=v... [--arch sm_XY]\n"
      "Prints the CUDA source of the variant the k=v values select (the first one, with a\n"
-     "note on stderr, if several match).\n"},
+     "note on stderr, if several match).\n", false},
     {"compile", cmd_compile, true,
      "usage: bartune compile SPACE [k=v...] [--arch sm_XY] [-j N] [--cache DIR]\n"
      "Compiles every variant to a cubin with nvcc, N at a time, through the cache, and\n"
-     "prints each one's registers, shared memory and spills.\n"},
+     "prints each one's registers, shared memory and spills.\n", false},
     {"emit", cmd_emit, true,
      "usage: bartune emit SPACE [--records FILE] [--results DIR] [--kernels DIR]\n"
      "Writes kernels/<device>/<space>.cuh for every device with recorded results (or for\n"
-     "the device of FILE) and kernels/<space>.cuh, which picks the right one at run time.\n"},
+     "the device of FILE) and kernels/<space>.cuh, which picks the right one at run time.\n", false},
     {"show", cmd_show, true,
      "usage: bartune show SPACE [--records FILE] [--results DIR]\n"
-     "Prints the recorded measurements, fastest first, per device.\n"},
+     "Prints the recorded measurements, fastest first, per device.\n", false},
     {"bench", cmd_bench, true,
      "usage: bartune bench SPACE [--size K=V...] [--reps N] [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
-     "best variant and each baseline again, side by side in one run.\n"},
-    {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n"},
+     "best variant and each baseline again, side by side in one run.\n", false},
+    {"merge", cmd_merge, false,
+     "usage: bartune merge FILE.jsonl... [--results DIR]\n"
+     "Joins results files of one device key and space (the shards of a cluster job, or\n"
+     "other hosts with the same card) into DIR/<device>/<space>.jsonl (default results/),\n"
+     "each measurement once: merging again adds nothing. Files of another device key or\n"
+     "space are refused before anything is written. Then 'bartune emit' as usual.\n",
+     true},
+    {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n", false},
     {"report", cmd_report, true,
      "usage: bartune report SPACE [--results DIR | --records FILE]\n"
      "Draws, with gnuplot, results/<device>/report.svg and .png for every device with results\n"
      "(or beside FILE): the time of every verified variant by kind with the baselines, and\n"
-     "the best found against measured configurations for each shipped strategy (replayed).\n"},
+     "the best found against measured configurations for each shipped strategy (replayed).\n", false},
     {"replay", cmd_replay, true,
      "usage: bartune replay SPACE --records FILE [--strategy NAME] [--seeds N] [--budget N]\n"
      "Runs a search strategy (gen/lib/strategies/NAME.lua, default ils) against recorded\n"
      "results with no GPU, for seeds 1..N (default 30), and prints how many measured\n"
      "configurations it needed to come within 1, 2 and 5% of the recorded best, and its\n"
-     "best after 50, 100, 200 and 500 (budget default 500).\n"},
+     "best after 50, 100, 200 and 500 (budget default 500).\n", false},
 };
 
 static const struct command *find_command(const char *name) {
@@ -399,7 +408,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
     char **over = o->overrides;
     for (int i = optind; i < argc; i++) {
         const char *a = argv[i];
-        if (strchr(a, '=') && a[0] != '=') {
+        if (cmd->takes_files) {
+            o->files[o->n_files++] = argv[i];
+        } else if (strchr(a, '=') && a[0] != '=') {
             over[o->n_overrides++] = argv[i];
         } else if (!o->space_path && cmd->needs_space) {
             o->space_path = a;
@@ -411,6 +422,8 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         return usage_error(cmdspace, "%s",
                            "--shard splits the whole space; a --strategy searches one space: "
                            "use one or the other");
+    if (cmd->takes_files && !o->n_files)
+        return usage_error(cmdspace, "%s", "which results files? e.g. shard-*/fake-gpu-sm90/pipeline.jsonl");
     if (cmd->needs_space && !o->space_path)
         return usage_error(cmdspace, "%s", "which space? e.g. gen/pipeline.lua");
     return -1;
@@ -447,6 +460,7 @@ int main(int argc, char **argv) {
     o.budget = 500;
     o.sizes = xmalloc(sizeof *o.sizes * (size_t)argc);
     o.overrides = xmalloc(sizeof(char *) * (size_t)(argc + 1));
+    o.files = xmalloc(sizeof(char *) * (size_t)(argc + 1));
     int rc = parse_options(argc, argv, cmd, &o);
     char *results = path_join(o.root, "results"), *kernels = path_join(o.root, "kernels");
     if (!o.results) o.results = results;
@@ -458,6 +472,7 @@ int main(int argc, char **argv) {
         proc_kill_all();
     }
     free(o.overrides);
+    free(o.files);
     for (int i = 0; i < o.n_sizes; i++)
         free(o.sizes[i].name);
     free(o.sizes);

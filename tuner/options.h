@@ -8,6 +8,8 @@ typedef struct {
     const char *command;
     const char *space_path;
     char **overrides; /* "k=v" */
+    char **files;     /* merge: the results files */
+    int n_files;
     int n_overrides;
     const char *root;      /* holds gen/lib and templates/ */
     const char *templates; /* templates folder; NULL: root/templates */

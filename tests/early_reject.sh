@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Early rejection with the fake runner (each cubin its own time, 1 to 8 ms):
+# a configuration whose first timed launch is over F x the best so far is
+# recorded ok on that one launch, flagged; the best is never one of them;
+# --reject 0 times everything fully.
+set -u
+bartune=$1 root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+fail() { echo "$*"; exit 1; }
+sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
+run() { # NAME FACTOR
+    FAKE_RUNNER_VARY=1 FAKE_RUNNER_DELAY=0.01 "$bartune" run gen/pipeline.lua $sel --size n=1000 \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/$1" --kernels "$tmp/k" \
+        --cache "$tmp/c" --no-emit --reject "$2" >/dev/null 2>"$tmp/$1.err" ||
+        { cat "$tmp/$1.err"; fail "run --reject $2 failed"; }
+}
+run on 1.5
+f=$(echo "$tmp"/on/*/pipeline.jsonl)
+rejected=$(grep -c '"rejected":true' "$f")
+[ "$rejected" -ge 1 ] || fail "--reject 1.5: nothing rejected among $(grep -c . "$f") times of 1 to 8 ms"
+grep '"rejected":true' "$f" | grep -qv '"timed_launches":1' && fail "a rejected record timed more than once"
+grep '"rejected":true' "$f" | grep -qv '"status":"ok"' && fail "a rejected record is not ok"
+# each rejected time is over 1.5 x the best recorded before it
+awk -F'"median_ms":' '{ split($2, a, /[,}]/); ms = a[1]
+    if ($0 ~ /"rejected":true/) { if (!(best > 0 && ms > 1.5 * best)) { print "rejected " ms " ms, best before " best; exit 1 } }
+    else if (best == 0 || ms < best) best = ms }' "$f" || fail "a rejection without a best 1.5x faster"
+awk -F'"median_ms":' '{ split($2, a, /[,}]/); if (n++ == 0 || a[1] < best) { best = a[1]; rej = $0 ~ /"rejected":true/ } }
+    END { exit rej }' "$f" || fail "the fastest record is a rejected one"
+run off 0
+grep -q '"rejected"' "$tmp"/off/*/pipeline.jsonl && fail "--reject 0 rejected something"
+"$bartune" run gen/pipeline.lua --reject 1.0 >/dev/null 2>&1
+[ $? = 2 ] || fail "--reject 1.0 accepted"
+exit 0
