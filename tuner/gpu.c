@@ -28,6 +28,12 @@ bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, c
     return ok;
 }
 
+char *gpu_log_path(const options *o, int ordinal) {
+    char name[32];
+    snprintf(name, sizeof name, ordinal ? "runner-gpu%d.log" : "runner.log", ordinal);
+    return path_join(o->cache, name);
+}
+
 static bool start(gpu *g, char **why) {
     if (!runner_start(&g->runner, g->o->runner, g->ordinal, g->log)) {
         *why = xasprintf("cannot start %s (log %s)", g->o->runner, g->log);
@@ -46,10 +52,7 @@ int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
         msg_error("cannot create the cache folder %s", o->cache);
         return EXIT_FAILURE_;
     }
-    /* runner.log for GPU 0 (and a single GPU), runner-gpuN.log beside it */
-    char name[32];
-    snprintf(name, sizeof name, ordinal ? "runner-gpu%d.log" : "runner.log", ordinal);
-    g->log = path_join(o->cache, name);
+    g->log = gpu_log_path(o, ordinal);
     if (!start(g, &why)) {
         msg_error("no GPU %d to measure on: %s\n(list, render, compile and emit work without one)",
                   ordinal, why);

@@ -30,6 +30,9 @@ typedef struct {
  * (and in *devices, when not NULL, how many GPUs the driver sees).
  * False with *why (owned) if the runner does not answer as one. */
 bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, char **why);
+/* Where GPU ordinal's runner writes its stdout and stderr: runner.log for
+ * GPU 0 (and a run on one GPU), runner-gpuN.log beside it for the others. */
+char *gpu_log_path(const options *o, int ordinal);
 /* Starts a runner on GPU `ordinal`, learns its device and builds the
  * problem's reference. Prints why not and returns an exit code other than
  * EXIT_OK on failure. */
