@@ -1,0 +1,43 @@
+-- C = alpha * A * B + beta * C in fp32 (no TF32), row-major: A is M x K
+-- (leading dimension lda >= K), B is K x N (ldb >= N), C is M x N (ldc >= N).
+-- The CPU reference (templates/sgemm/reference.c) works in double.
+problem {
+  name = "sgemm",
+  sizes = {
+    { "M", "int" }, { "N", "int" }, { "K", "int" },
+    { "lda", "int", default = function(s) return s.K end },
+    { "ldb", "int", default = function(s) return s.N end },
+    { "ldc", "int", default = function(s) return s.N end },
+  },
+  scalars = { { "alpha", "float", value = 1.25 }, { "beta", "float", value = -0.75 } },
+  buffers = {
+    -- the last row needs only K (N) elements, not a whole leading dimension
+    { "A", "float", role = "in", length = function(s) return (s.M - 1) * s.lda + s.K end, init = { "uniform", -1, 1 } },
+    { "B", "float", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 } },
+    { "C", "float", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 } },
+  },
+  args = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
+  signature = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
+  -- Any order of fp32 FMAs (or multiplies and adds) over K terms, then
+  -- alpha * acc + beta * c, differs from the exact value by at most
+  -- gamma_{K+2} * (|alpha| sum_k |a_ik b_kj| + |beta c_ij|), where
+  -- gamma_n = n u / (1 - n u) and u = 2^-24 (Higham, Accuracy and Stability
+  -- of Numerical Algorithms, 3.1 and 3.5). The reference computes both in
+  -- double. A kernel that drops a k-step or reads a tile twice moves an
+  -- element by about |a b| ~ 0.25, far past the bound at the fault tests'
+  -- shapes (gamma ~ 6e-5 at K = 1000: a bound of ~0.015).
+  verify = "bound",
+  cost = function(s)
+    return { bytes = 4 * (s.M * s.K + s.K * s.N + 2 * s.M * s.N), fma = s.M * s.N * s.K }
+  end,
+  tune = {
+    { M = 4096, N = 4096, K = 4096 },
+    { M = 2048, N = 2048, K = 2048 },
+    { M = 1024, N = 1024, K = 1024 },
+    { M = 512, N = 512, K = 512 },
+    { M = 3001, N = 2999, K = 4097 },
+    { M = 16384, N = 128, K = 4096 },
+    { M = 4096, N = 4096, K = 256 },
+    { M = 256, N = 256, K = 16384 },
+  },
+}

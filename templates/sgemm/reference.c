@@ -1,0 +1,104 @@
+/* CPU reference of sgemm: C = alpha A B + beta C in double, and per element
+ * the bound gamma_{K+2} (|alpha| sum_k |a_ik b_kj| + |beta c_ij|) that any
+ * fp32 evaluation meets (see gen/problems/sgemm.lua). Elements of C between
+ * rows (ldc > N) must come back untouched: expected as they were, bound 0.
+ *
+ * Blocked so that 4096^3 takes seconds on 16 cores: a block of ROWS rows of
+ * C by COLS columns accumulates in double over all of K, streaming the
+ * matching rows of B, so B is read once per row block, from cache. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bartune_reference.h"
+
+enum { ROWS = 32, COLS = 256 };
+
+typedef struct {
+    long long M, N, K, lda, ldb, ldc;
+    double alpha, beta, gamma;
+    const float *a, *b, *c;
+    double *expect, *bound;
+} gemm;
+
+/* Rows [i0, i1) by columns [j0, j1), i1 - i0 <= ROWS, j1 - j0 <= COLS. */
+static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
+                  double *acc, double *mag, double *babs) {
+    const long long w = j1 - j0, h = i1 - i0;
+    for (long long x = 0; x < h * COLS; x++)
+        acc[x] = mag[x] = 0;
+    for (long long k = 0; k < g->K; k++) {
+        const float *brow = g->b + k * g->ldb + j0;
+        for (long long j = 0; j < w; j++)
+            babs[j] = fabs((double)brow[j]);
+        for (long long i = 0; i < h; i++) {
+            const double a = g->a[(i0 + i) * g->lda + k], aa = fabs(a);
+            double *ac = acc + i * COLS, *mg = mag + i * COLS;
+            for (long long j = 0; j < w; j++) {
+                ac[j] += a * (double)brow[j];
+                mg[j] += aa * babs[j];
+            }
+        }
+    }
+    for (long long i = 0; i < h; i++)
+        for (long long j = 0; j < w; j++) {
+            const long long at = (i0 + i) * g->ldc + j0 + j;
+            const double c = g->c[at];
+            g->expect[at] = g->alpha * acc[i * COLS + j] + g->beta * c;
+            g->bound[at] = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));
+        }
+}
+
+static int sgemm(bt_problem *p, int part, int parts) {
+    bt_buffer *C = bt_buffer_named(p, "C");
+    gemm g = {.M = bt_size(p, "M"),
+              .N = bt_size(p, "N"),
+              .K = bt_size(p, "K"),
+              .lda = bt_size(p, "lda"),
+              .ldb = bt_size(p, "ldb"),
+              .ldc = bt_size(p, "ldc"),
+              .alpha = (float)bt_scalar(p, "alpha"),
+              .beta = (float)bt_scalar(p, "beta"),
+              .a = bt_buffer_named(p, "A")->data,
+              .b = bt_buffer_named(p, "B")->data,
+              .c = C->data,
+              .expect = C->expect,
+              .bound = C->bound};
+    const double u = ldexp(1.0, -24), n = (double)g.K + 2;
+    g.gamma = n * u / (1 - n * u);
+    if (g.lda < g.K || g.ldb < g.N || g.ldc < g.N) {
+        snprintf(p->error, sizeof p->error, "leading dimensions too small: lda %lld < K %lld, "
+                 "ldb %lld < N %lld or ldc %lld < N %lld", g.lda, g.K, g.ldb, g.N, g.ldc, g.N);
+        return 1;
+    }
+    /* Between rows: untouched. */
+    size_t begin, end;
+    bt_share((size_t)g.M, part, parts, &begin, &end);
+    for (size_t i = begin; i < end; i++)
+        for (long long j = g.N; j < g.ldc && (long long)i * g.ldc + j < (long long)C->length; j++) {
+            const long long at = (long long)i * g.ldc + j;
+            g.expect[at] = g.c[at];
+            g.bound[at] = 0;
+        }
+    /* This part's share of the row blocks. */
+    const long long blocks = (g.M + ROWS - 1) / ROWS;
+    bt_share((size_t)blocks, part, parts, &begin, &end);
+    double *acc = malloc(sizeof(double) * ROWS * COLS * 2 + sizeof(double) * COLS);
+    if (!acc) {
+        snprintf(p->error, sizeof p->error, "out of memory");
+        return 1;
+    }
+    for (size_t rb = begin; rb < end; rb++) {
+        const long long i0 = (long long)rb * ROWS, i1 = i0 + ROWS < g.M ? i0 + ROWS : g.M;
+        for (long long j0 = 0; j0 < g.N; j0 += COLS)
+            block(&g, i0, i1, j0, j0 + COLS < g.N ? j0 + COLS : g.N, acc, acc + ROWS * COLS,
+                  acc + 2 * ROWS * COLS);
+    }
+    free(acc);
+    return 0;
+}
+
+const bt_reference bartune_references[] = {
+    {"sgemm", sgemm},
+    {NULL, NULL},
+};
