@@ -169,14 +169,22 @@ static int l_read_template(lua_State *L) {
         lua_pushfstring(L, "template name '%s' must be a plain path under templates/", name);
         return 2;
     }
+    /* The space's templates first, then bartune's own: a space of its own
+     * (--templates DIR) can include the shared protocols, pipeline/sync_*.cuh. */
     char *path = path_join(s->templates_dir, name);
     size_t len;
     char *text = read_file(path, &len);
     if (!text) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "template '%s' not found (looked for %s)", name, path);
-        free(path);
-        return 2;
+        char *lib = xasprintf("%s/templates/%s", s->root, name);
+        text = read_file(lib, &len);
+        if (!text) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "template '%s' not found (looked for %s and %s)", name, path, lib);
+            free(lib);
+            free(path);
+            return 2;
+        }
+        free(lib);
     }
     lua_pushlstring(L, text, len);
     free(text);

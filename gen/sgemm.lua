@@ -1,0 +1,91 @@
+-- SGEMM (problems/sgemm.lua) with every barrier and producer kind of the
+-- seed's question, where staging through shared memory decides the speed.
+-- Tens of thousands of variants: tune it with a strategy, e.g.
+--   bartune run gen/sgemm.lua --strategy ils --budget 10m
+space {
+  name = "sgemm",
+  template = "sgemm.cu",          -- under templates/ (pieces in templates/sgemm/)
+  problem = "sgemm",
+  group = { "barrier", "producer" },
+}
+
+local split = function(c) return c.loaders == "producers" end
+-- Who fills the stages: "all" warps (the classic kernel; __syncthreads only)
+-- or producer warps beside the consumer warps (warp-specialised).
+param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
+param("loaders", { "all", "producers" }, { when = function(c) return c.barrier == "syncthreads" end })
+param("producer", { "regs", "cp_async" })
+param("producer_warps", { 1, 2, 4 }, { when = function(c) return c.barrier ~= "syncthreads" or split(c) end })
+param("release", { "warp", "thread" }, { when = function(c) return c.barrier == "mbarrier" end })
+param("bm", { 64, 128 })          -- block tile of C: bm x bn
+param("bn", { 64, 128 })
+param("bk", { 8, 16, 32 })        -- k-tile
+param("tm", { 4, 8 })             -- one consumer thread's tile: tm x tn
+param("tn", { 4, 8 })
+param("stages", { 2, 3, 4, 6 })
+param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
+param("pad", { 0, 4 })            -- floats after each row of A's stage
+param("raster", { "row", "grouped" })
+
+derive(function(c, dev)
+  -- the template reads loaders everywhere: the warp-specialised kinds have producers
+  if c.loaders == nil then c.loaders = "producers" end
+  c.consumer_threads = (c.bm // c.tm) * (c.bn // c.tn)
+  c.threads = c.consumer_threads + (c.loaders == "producers" and 32 * c.producer_warps or 0)
+  c.bar_area = (c.barrier == "cuda_barrier" or c.barrier == "mbarrier") and 512 or 0
+  local a_stage = c.a_layout == "k" and c.bk * (c.bm + c.pad) or c.bm * (c.bk + c.pad)
+  c.smem_bytes = c.bar_area + c.stages * (a_stage + c.bk * c.bn) * 4
+  if c.barrier == "mbarrier" then
+    c.full_count = 32 * c.producer_warps
+    c.empty_count = c.release == "warp" and c.consumer_threads // 32 or c.consumer_threads
+  end
+  local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
+  c.min_cc = math.max(needs[c.barrier], c.producer == "cp_async" and 80 or 70)
+end)
+
+-- One block per tile of C; what the runner launches is what the header does.
+launch(function(c, s, dev)
+  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) }, block = { c.threads },
+           smem = c.smem_bytes, min_cc = c.min_cc }
+end)
+
+constraint("the device's architecture has the barrier and producer", function(c, dev)
+  return dev.arch >= c.min_cc
+end)
+constraint("threads per block within the device's limit", function(c, dev)
+  return c.threads <= dev.max_threads_per_block
+end)
+constraint("shared memory within the device's per-block limit", function(c, dev)
+  return c.smem_bytes <= dev.smem_per_block
+end)
+constraint("consumers are whole warps, at most 512 threads (registers)", function(c)
+  return c.consumer_threads % 32 == 0 and c.consumer_threads <= 512
+end)
+constraint("register loading through all warps double-buffers: two stages", function(c)
+  return not (c.loaders == "all" and c.producer == "regs") or c.stages == 2
+end)
+constraint("named barrier ids 1..15: two per stage", function(c)
+  return c.barrier ~= "named" or 2 * c.stages <= 15
+end)
+constraint("six stages only with k-tiles of 8 or 16 (a pruning choice: six of 32 leave one block per SM)", function(c)
+  return c.stages <= 4 or c.bk <= 16
+end)
+
+-- Beside the best in every bench and report: the classic kernel, and the
+-- seed's two kernels at its 4 + 4-warp shape (128 consumer threads).
+baseline("classic 128x128x8 (all warps, registers)", { barrier = "syncthreads", loaders = "all",
+  producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, stages = 2, a_layout = "k",
+  pad = 4, raster = "row" })
+local seed = { producer = "regs", producer_warps = 4, bm = 128, bn = 64, bk = 16, tm = 8, tn = 8,
+  stages = 2, a_layout = "k", pad = 4, raster = "row" }
+local function at(t)
+  local c = {}
+  for k, v in pairs(seed) do c[k] = v end
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+baseline("seed shape 4+4, __syncthreads", at({ barrier = "syncthreads", loaders = "producers" }))
+baseline("seed shape 4+4, cuda::barrier", at({ barrier = "cuda_barrier" }))
+-- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).
+portable("portable", { barrier = "syncthreads", loaders = "all", producer = "regs", bm = 64,
+  bn = 64, bk = 8, tm = 4, tn = 4, stages = 2, a_layout = "k", pad = 4, raster = "row" })

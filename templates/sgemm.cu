@@ -1,0 +1,46 @@
+// bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
+// A block computes a BM x BN tile of C over k-tiles of BK staged through a
+// ring of shared-memory stages. Who loads the stages (every warp, or
+// producer warps beside consumer warps) and how the two sides synchronise
+// (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
+// barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
+// (through registers, or cp.async) is the producer kind.
+// Variant: $(describe)
+#include <cstdint>
+#include <cuda_runtime.h>
+//% if barrier == "cuda_barrier" then
+#include <cuda/barrier>
+#pragma nv_diag_suppress static_var_with_dynamic_init
+//% end
+
+namespace $(ns) {
+
+//% include("sgemm/common.cuh")
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
+
+//% include("sgemm/compute.cuh")
+//% if loaders == "all" then
+//%   include("sgemm/load_" .. producer .. ".cuh")
+//%   include("sgemm/schedule_all_" .. producer .. ".cuh")
+//% else
+//%   include("pipeline/sync_" .. barrier .. ".cuh")
+//%   include("sgemm/load_" .. producer .. ".cuh")
+//%   include(barrier == "syncthreads" and "sgemm/schedule_lockstep.cuh" or "sgemm/schedule_split.cuh")
+//% end
+
+#endif  // arch guard
+
+$(kernel_linkage) __global__ void __launch_bounds__(kThreads)
+$(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
+    extern __shared__ __align__(128) unsigned char smem[];
+    const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    run_schedule(g, smem);
+#else
+    __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
+#endif
+}
+
+}  // namespace $(ns)

@@ -1,0 +1,80 @@
+// The tile shape, the shared-memory layout and the call's arguments, shared
+// by the loaders, the compute and the schedules.
+constexpr int kBM = $(bm), kBN = $(bn), kBK = $(bk);  // block tile, k-tile
+constexpr int kTM = $(tm), kTN = $(tn);                // one consumer thread's tile of C
+constexpr int kStages = $(stages);
+constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
+constexpr int kProducerThreads = $(loaders == "all" and 0 or producer_warps * 32);
+constexpr int kThreads = kConsumerThreads + kProducerThreads;
+constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
+constexpr int kMinArch = $(min_cc);
+// A's stage is k-major (As[k][m], transposed on the way in, so a thread
+// reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
+// cp.async can fill it); kPad floats after each row spread the banks.
+constexpr bool kAKMajor = $(a_layout == "k" and "true" or "false");
+constexpr int kPad = $(pad);
+constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
+constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
+constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
+constexpr int kBarArea = $(bar_area);  // bytes of barrier objects before the stages
+constexpr int kSmemBytes = $(smem_bytes);
+constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // tile rows per L2 group; 0: plain
+static_assert(kSmemBytes == kBarArea + kStages * (kAStage + kBStage) * 4,
+              "space and template disagree on shared memory");
+static_assert(kConsumerThreads % 32 == 0, "consumers are whole warps");
+static_assert(kBK % 4 == 0 && kTM % 4 == 0 && kTN % 4 == 0 && kAStride % 4 == 0,
+              "float4 fragments");
+static_assert(kStages >= 2, "a ring of at least two stages");
+static_assert(kMinArch >= 70, "the barrier kinds start at compute capability 7.0");
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+struct Gemm {
+    int M, N, K, lda, ldb, ldc;
+    float alpha, beta;
+    const float* __restrict__ A;
+    const float* __restrict__ B;
+    float* __restrict__ C;
+    bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
+    int m0, n0, ktiles;        // this block's tile, the k-tiles to go through
+};
+
+// This block's tile: row-major over the grid, or in groups of kGroup tile
+// rows so that blocks running at once share rows of A and columns of B in L2.
+__device__ __forceinline__ void tile_of(int& tm, int& tn) {
+    if (kGroup == 0) {
+        tm = blockIdx.y;
+        tn = blockIdx.x;
+        return;
+    }
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x, per_group = kGroup * tiles_n;
+    const int first = id / per_group * kGroup;
+    const int rows = min(kGroup, tiles_m - first);
+    tm = first + id % per_group % rows;
+    tn = id % per_group / rows;
+}
+
+__device__ __forceinline__ bool vec_ok(const float* p, int ld) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
+}
+
+__device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
+                                          const float* B, int ldb, float beta, float* C, int ldc) {
+    Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
+           vec_ok(C, ldc), 0, 0, (K + kBK - 1) / kBK};
+    int tm, tn;
+    tile_of(tm, tn);
+    g.m0 = tm * kBM;
+    g.n0 = tn * kBN;
+    return g;
+}
+
+__device__ __forceinline__ float* a_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + s * kAStage;
+}
+__device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
+}

@@ -1,0 +1,78 @@
+// Consumers: each thread accumulates a kTM x kTN tile of C in registers.
+// Its rows are kTM / 4 runs of 4, spread kBM / (kTM / 4) apart (likewise its
+// columns), so that a warp's float4 reads of a stage hit distinct banks or
+// broadcast, never the same bank twice.
+__device__ __forceinline__ int row_of(int trow, int i) {
+    return i / 4 * (kBM / (kTM / 4)) + trow * 4 + i % 4;
+}
+__device__ __forceinline__ int col_of(int tcol, int j) {
+    return j / 4 * (kBN / (kTN / 4)) + tcol * 4 + j % 4;
+}
+
+// One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
+__device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
+                                             float (&acc)[kTM][kTN]) {
+    const int tcol = ctid % (kBN / kTN), trow = ctid / (kBN / kTN);
+#pragma unroll
+    for (int kk = 0; kk < kBK; kk += 4) {
+        float a[4][kTM], b[4][kTN];
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4) {
+                const float4 v = *reinterpret_cast<const float4*>(Bs + (kk + q) * kBN + col_of(tcol, j));
+                b[q][j] = v.x, b[q][j + 1] = v.y, b[q][j + 2] = v.z, b[q][j + 3] = v.w;
+            }
+//% if a_layout == "k" then
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int i = 0; i < kTM; i += 4) {
+                const float4 v = *reinterpret_cast<const float4*>(As + (kk + q) * kAStride + row_of(trow, i));
+                a[q][i] = v.x, a[q][i + 1] = v.y, a[q][i + 2] = v.z, a[q][i + 3] = v.w;
+            }
+//% else
+#pragma unroll
+        for (int i = 0; i < kTM; ++i) {  // four k of one row of A at once
+            const float4 v = *reinterpret_cast<const float4*>(As + row_of(trow, i) * kAStride + kk);
+            a[0][i] = v.x, a[1][i] = v.y, a[2][i] = v.z, a[3][i] = v.w;
+        }
+//% end
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int i = 0; i < kTM; ++i)
+#pragma unroll
+                for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
+    }
+}
+
+// C = alpha * acc + beta * C for this thread's elements inside M x N; C is
+// not read when beta is 0 (BLAS: C may hold anything then).
+__device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float (&acc)[kTM][kTN]) {
+    const int tcol = ctid % (kBN / kTN), trow = ctid / (kBN / kTN);
+    const bool read_c = g.beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < kTM; ++i) {
+        const int gm = g.m0 + row_of(trow, i);
+        if (gm >= g.M) continue;
+        float* crow = g.C + (long long)gm * g.ldc;
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            const int gn = g.n0 + col_of(tcol, j);
+            if (g.c_vec && gn + 4 <= g.N) {
+                float4 c = read_c ? *reinterpret_cast<const float4*>(crow + gn) : make_float4(0, 0, 0, 0);
+                c.x = fmaf(g.alpha, acc[i][j], g.beta * c.x);
+                c.y = fmaf(g.alpha, acc[i][j + 1], g.beta * c.y);
+                c.z = fmaf(g.alpha, acc[i][j + 2], g.beta * c.z);
+                c.w = fmaf(g.alpha, acc[i][j + 3], g.beta * c.w);
+                *reinterpret_cast<float4*>(crow + gn) = c;
+            } else {
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    if (gn + r < g.N)
+                        crow[gn + r] = fmaf(g.alpha, acc[i][j + r], read_c ? g.beta * crow[gn + r] : 0.0f);
+            }
+        }
+    }
+}
