@@ -54,6 +54,15 @@ expect hidden_race ok
 [ "$(grep -cE '"fault":"(none|none_again|printf|hidden_race)".*"status":"ok"|"status":"ok".*"fault":"(none|none_again|printf|hidden_race)"' "$file")" = 5 ] ||
     { echo "expected the 3 correct variants, printf and hidden_race ok"; fail=1; }
 grep -E '^  #1 ' "$tmp/out" | grep -q '"fault":"none"' || { echo "the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "24 faults classified, run completed, best is correct: $(grep -c . "$file") records"
+# sgemm: the bound rule catches a GEMM's own faults
+"$bartune" run tests/faults/sgemm_faults.lua --templates tests/faults --timeout 10 --no-emit \
+    --results "$tmp/r" --kernels "$tmp/k" --cache "$tmp/c" >"$tmp/out2" 2>"$tmp/err2" ||
+    { echo "sgemm faults: run failed"; cat "$tmp/err2"; exit 1; }
+file=$(ls "$tmp"/r/*/sgemm_faults.jsonl)
+expect none ok
+expect none_again ok
+for f in drop_k read_twice skip_edge_col skip_edge_row alpha_once; do expect $f wrong_result; done
+grep -E '^  #1 ' "$tmp/out2" | grep -q '"fault":"none' || { echo "sgemm: the best is not a correct variant"; fail=1; }
+[ $fail = 0 ] && echo "24 pipeline and 5 sgemm faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

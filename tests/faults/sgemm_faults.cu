@@ -1,0 +1,50 @@
+// Fault variants of sgemm: bartune's own tile, loaders and compute
+// (templates/sgemm/*.cuh), every warp loading through registers, with one
+// fault switched in at a time.
+// Variant: $(describe)
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace $(ns) {
+
+//% include("sgemm/common.cuh")
+//% include("sgemm/compute.cuh")
+//% include("sgemm/load_regs.cuh")
+
+__device__ __forceinline__ void run_faulty(Gemm g, unsigned char* smem) {
+    const int tid = threadIdx.x;
+    float acc[kTM][kTN] = {};
+    Gemm loads = g;
+//% if fault == "drop_k" then
+    loads.K = g.K - 1;  // the last k reads as zero
+//% end
+    Fetched f;
+    for (int kt = 0; kt < g.ktiles; ++kt) {
+//% if fault == "read_twice" then
+        fetch(loads, kt == 1 ? 0 : kt, tid, f);
+//% else
+        fetch(loads, kt, tid, f);
+//% end
+        stash(f, a_stage(smem, 0), b_stage(smem, 0), tid);
+        __syncthreads();
+        compute_tile(a_stage(smem, 0), b_stage(smem, 0), tid, acc);
+        __syncthreads();
+    }
+//% if fault == "skip_edge_col" then
+    g.N -= 1;
+//% elseif fault == "skip_edge_row" then
+    g.M -= 1;
+//% elseif fault == "alpha_once" then
+    g.beta *= g.alpha;
+//% end
+    store_tile(g, tid, acc);
+}
+
+$(kernel_linkage) __global__ void __launch_bounds__(kThreads)
+$(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+    extern __shared__ __align__(128) unsigned char smem[];
+    run_faulty(make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), smem);
+}
+
+}  // namespace $(ns)

@@ -1,0 +1,35 @@
+-- Fault injection for sgemm: a correct variant beside variants that go wrong
+-- the ways a GEMM does, which the bound rule of problems/sgemm.lua must
+-- catch. Built from bartune's own sgemm pieces (templates/sgemm/*.cuh) with
+-- a schedule of its own in tests/faults/sgemm_faults.cu. Run with
+-- --templates tests/faults (see gpu_faults.sh).
+space {
+  name = "sgemm_faults",
+  template = "sgemm_faults.cu",
+  problem = "sgemm",
+  -- odd sizes and leading dimensions: every edge and the scalar load path
+  sizes = { { M = 300, N = 201, K = 1000, lda = 1003, ldb = 205, ldc = 203 } },
+}
+
+param("fault", {
+  "none",
+  "drop_k",          -- the last k of the sum is never added
+  "read_twice",      -- k-tile 1 is computed from k-tile 0's data
+  "skip_edge_col",   -- the last column of C is never written
+  "skip_edge_row",   -- the last row of C is never written
+  "alpha_once",      -- alpha applied to C's old value too
+  "none_again",      -- correct, after the faults
+})
+
+derive(function(c)
+  c.barrier, c.loaders, c.producer = "syncthreads", "all", "regs"
+  c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
+  c.a_layout, c.pad, c.raster = "k", 4, "row"
+  c.threads = (c.bm // c.tm) * (c.bn // c.tn)
+  c.bar_area = 0
+  c.smem_bytes = c.stages * (c.bk * (c.bm + c.pad) + c.bk * c.bn) * 4
+  c.min_cc = 70
+end)
+launch(function(c, s, dev)
+  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) }, block = { c.threads }, smem = c.smem_bytes }
+end)

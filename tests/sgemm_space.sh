@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The sgemm space without a GPU: it lists for sm_90 and sm_80, and one
+# variant of every barrier kind x producer kind x A layout renders and
+# compiles for both; each kind's PTX holds its own instructions and none of
+# another kind's.
+set -u
+bartune=$1 root=$2 nvcc=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+fail=0
+for arch in sm_90 sm_80; do
+    n=$("$bartune" list gen/sgemm.lua --arch $arch | tail -1 | grep -o '^[0-9]*')
+    [ "${n:-0}" -ge 1000 ] || { echo "list --arch $arch: ${n:-no} variants"; fail=1; }
+done
+kinds=("barrier=syncthreads loaders=all" "barrier=syncthreads loaders=producers producer_warps=2"
+    "barrier=named producer_warps=2" "barrier=cuda_barrier producer_warps=4"
+    "barrier=mbarrier producer_warps=1 release=thread" "barrier=mbarrier producer_warps=2 release=warp")
+# check NAME PTX MUST... -- MUSTNOT...
+check() {
+    local name=$1 ptx=$2 want=1
+    shift 2
+    for pat in "$@"; do
+        if [ "$pat" = -- ]; then want=0; continue; fi
+        if grep -qE -- "$pat" "$ptx"; then
+            [ $want = 1 ] || { echo "$name: has '$pat', which belongs to another kind"; fail=1; }
+        else
+            [ $want = 0 ] || { echo "$name: lacks '$pat'"; fail=1; }
+        fi
+    done
+}
+i=0
+for kind in "${kinds[@]}"; do
+    for producer in regs cp_async; do
+        for layout in k m; do
+            stages=3
+            [ $producer = regs ] && stages=2
+            sel="$kind producer=$producer a_layout=$layout bm=128 bn=64 bk=16 tm=8 tn=8 stages=$stages pad=4 raster=grouped"
+            i=$((i + 1))
+            "$bartune" render gen/sgemm.lua $sel >"$tmp/$i.cu" 2>"$tmp/$i.err" ||
+                { echo "render $sel: $(cat "$tmp/$i.err")"; fail=1; continue; }
+            for arch in sm_90 sm_80; do
+                "$nvcc" -cubin -arch=$arch -std=c++17 -O3 -o "$tmp/$i.$arch.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||
+                    { echo "nvcc $arch: $sel"; cat "$tmp/$i.log"; fail=1; }
+            done
+            [ $layout = k ] || continue # the PTX of a kind does not hang on the layout
+            "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
+            case $producer in
+            cp_async) check "$sel" "$tmp/$i.ptx" 'cp\.async' ;;
+            regs) check "$sel" "$tmp/$i.ptx" -- 'cp\.async' ;;
+            esac
+            case $kind in
+            *mbarrier*) check "$sel" "$tmp/$i.ptx" 'mbarrier\.try_wait' -- 'bar\.arrive' ;;
+            *named*) check "$sel" "$tmp/$i.ptx" 'bar\.arrive' 'bar\.sync' -- 'mbarrier' ;;
+            *cuda_barrier*) check "$sel" "$tmp/$i.ptx" 'mbarrier' -- 'bar\.arrive' ;;
+            *syncthreads*) check "$sel" "$tmp/$i.ptx" 'bar\.sync' -- 'mbarrier' 'bar\.arrive' ;;
+            esac
+        done
+    done
+done
+[ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
+exit $fail
