@@ -16,8 +16,10 @@
  *
  * After an error that poisons the context (illegal address, trap) it answers
  * and exits: the CLI starts a new runner for the next variant. */
+#include <dlfcn.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,12 +297,22 @@ static int cmp_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* A host baseline's entry (templates/bartune_baseline.h). */
+typedef int (*host_fn)(void *const *args, void *stream, char *error, size_t error_len);
+
 typedef struct {
     CUfunction fn;
+    host_fn host; /* instead of fn: library code on the same arguments */
     unsigned grid[3], block[3], smem;
 } launch_cfg;
 
 static CUresult launch(const launch_cfg *l) {
+    if (l->host) {
+        char why[256] = "";
+        if (l->host(R.prob.arg_ptrs, NULL, why, sizeof why) == 0) return CUDA_SUCCESS;
+        fprintf(stderr, "bartune-runner: host baseline: %s\n", why); /* the runner log */
+        return CUDA_ERROR_LAUNCH_FAILED;
+    }
     return drv.cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
                               l->block[2], l->smem, NULL, R.prob.arg_ptrs, NULL);
 }
@@ -453,9 +465,31 @@ static bool dims_fit(const launch_cfg *l) {
     return true;
 }
 
+/* {"op":"measure","host":LIB,"reps":R}: a host baseline's library, loaded
+ * once and kept (it may hold handles), timed and checked like a kernel. */
+static void measure_host(const char *lib, int reps) {
+    void *so = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    host_fn fn = so ? (host_fn)(uintptr_t)dlsym(so, "bartune_baseline") : NULL;
+    if (!fn) {
+        fail("load_error", "host baseline %s: %s", lib, so ? "no bartune_baseline in it" : dlerror());
+        return;
+    }
+    launch_cfg l = {.host = fn};
+    run_measurement(&l, reps, 0, false, 0);
+}
+
 static void cmd_measure(json_t *req) {
     if (!R.have_problem) {
         fail("setup_error", "no problem set up before measure");
+        return;
+    }
+    const char *host = json_string_value(json_object_get(req, "host"));
+    if (host) {
+        json_int_t reps = json_integer_value(json_object_get(req, "reps"));
+        if (reps < 1 || reps > 100000)
+            fail("bad_request", "measure needs reps in 1..100000");
+        else
+            measure_host(host, (int)reps);
         return;
     }
     const char *cubin = json_string_value(json_object_get(req, "cubin"));

@@ -10,6 +10,7 @@
 #include "gpu.h"
 #include "progress.h"
 #include "record.h"
+#include "reference_lib.h"
 #include "results.h"
 #include "session.h"
 #include "util.h"
@@ -17,6 +18,24 @@
 typedef struct {
     double copy_gbps, dtod_gbps, fma_per_s;
 } ceilings;
+
+/* One row: the answer's times against the floor and the tuned best, or why
+ * it failed (a runner that died is restarted for the next row). */
+static void print_row(gpu *g, const char *label, bool ok, runner_result r, json_t *ans,
+                      double floor_ms, double best_ms, const char *desc, double *ms_out) {
+    if (ok) {
+        double med = json_number_value(json_object_get(ans, "median_ms"));
+        *ms_out = med;
+        printf("  %-32s %9.4f %9.4f %9.4f %10.3f %9.2fx  %s\n", label, med,
+               json_number_value(json_object_get(ans, "min_ms")),
+               json_number_value(json_object_get(ans, "max_ms")), floor_ms / med,
+               best_ms > 0 ? med / best_ms : 1.0, desc);
+        return;
+    }
+    const char *m = json_string_value(json_object_get(ans, "message"));
+    printf("  %-32s failed: %s\n", label, m ? m : "did not compile or launch");
+    if (r != RUNNER_OK && g->runner.pid <= 0) gpu_restart(g);
+}
 
 /* Renders, compiles and measures one record's config; prints its row. */
 static bool bench_one(gpu *g, compiler *comp, const char *label, json_t *rec, double floor_ms,
@@ -39,18 +58,7 @@ static bool bench_one(gpu *g, compiler *comp, const char *label, json_t *rec, do
     runner_result r = RUNNER_FAIL;
     if (ok) ok = gpu_measure(g, job.cubin, &values, 0, &r, &ans, &geo) && r == RUNNER_OK;
     char *desc = config_describe(&values);
-    if (ok) {
-        double med = json_number_value(json_object_get(ans, "median_ms"));
-        *ms_out = med;
-        printf("  %-26s %9.4f %9.4f %9.4f %10.3f %9.2fx  %s\n", label, med,
-               json_number_value(json_object_get(ans, "min_ms")),
-               json_number_value(json_object_get(ans, "max_ms")), floor_ms / med,
-               best_ms > 0 ? med / best_ms : 1.0, desc);
-    } else {
-        const char *m = json_string_value(json_object_get(ans, "message"));
-        printf("  %-26s failed: %s\n", label, m ? m : "did not compile or launch");
-        if (r != RUNNER_OK && g->runner.pid <= 0) gpu_restart(g);
-    }
+    print_row(g, label, ok, r, ans, floor_ms, best_ms, desc, ms_out);
     free(desc);
     json_decref(ans);
     json_decref(geo);
@@ -79,9 +87,41 @@ static bool measure_ceilings(gpu *g, ceilings *c) {
     return ok;
 }
 
-/* One size tuple: the floor, the tuned best, the baselines. */
+/* The best of each kind, by the space's group parameters (barrier kind,
+ * producer kind...), measured again: the answer to "which kind wins here". */
+static void bench_kinds(gpu *g, compiler *comp, json_t *recs, json_t *sizes, double floor_ms,
+                        double best_ms) {
+    json_t *names = json_object_get(space_problem(g->s), "group"), *name;
+    size_t i;
+    json_array_foreach(names, i, name) {
+        json_t *seen = json_object(), *rec;
+        size_t k;
+        json_array_foreach(recs, k, rec) {
+            json_t *v = json_object_get(json_object_get(rec, "config"), json_string_value(name));
+            if (!v || !json_equal(json_object_get(rec, "sizes"), sizes)) continue;
+            char *text = json_dumps(v, JSON_ENCODE_ANY);
+            if (!json_object_get(seen, text)) {
+                json_object_set_new(seen, text, json_true());
+                json_t *part = json_pack("{s:O}", json_string_value(name), v);
+                int older;
+                json_t *best = best_current(g->s, recs, sizes, part, &older);
+                char *label = xasprintf("best %s=%s", json_string_value(name),
+                                        json_is_string(v) ? json_string_value(v) : text);
+                double ms;
+                if (best) bench_one(g, comp, label, best, floor_ms, best_ms, &ms);
+                free(label);
+                json_decref(part);
+            }
+            free(text);
+        }
+        json_decref(seen);
+    }
+}
+
+/* One size tuple: the floor, the tuned best, the baselines, the best of
+ * each kind, the problem's host baselines (built: host_libs). */
 static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t *instance,
-                    const ceilings *c, json_t *floors) {
+                    const ceilings *c, json_t *floors, json_t *host_libs) {
     int older;
     json_t *best = best_current(g->s, recs, sizes, NULL, &older);
     char *at = sizes_describe(sizes);
@@ -106,7 +146,7 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     printf("floor: %.4f ms = max(memory %.4f ms: %.4g B at %.0f GB/s, FMA %.4f ms: %.4g FMA at "
            "%.2f T/s)   [problem's cost model]\n",
            floor_ms, mem_ms, bytes, bw, fma_ms, fma, c->fma_per_s * 1e-12);
-    printf("  %-26s %9s %9s %9s %10s %10s  %s\n", "", "median", "min", "max", "floor/time",
+    printf("  %-32s %9s %9s %9s %10s %10s  %s\n", "", "median", "min", "max", "floor/time",
            "x best", "config");
     free(at);
     double best_ms = 0, ms;
@@ -120,11 +160,42 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
         json_t *rec = best_current(g->s, recs, sizes, part, &older);
         json_decref(part);
         if (!rec)
-            printf("  %-26s (no verified record; run bartune run)\n", named[i].label);
+            printf("  %-32s (no verified record; run bartune run)\n", named[i].label);
         else
             bench_one(g, comp, named[i].label, rec, floor_ms, best_ms, &ms);
     }
+    bench_kinds(g, comp, recs, sizes, floor_ms, best_ms);
+    json_t *hb = json_object_get(space_problem(g->s), "host_baselines");
+    for (size_t i = 0; i < json_array_size(hb); i++) {
+        const char *label = json_string_value(json_object_get(json_array_get(hb, i), "label"));
+        const char *lib = json_string_value(json_array_get(host_libs, i));
+        runner_result r = RUNNER_FAIL;
+        json_t *ans = NULL;
+        if (!lib) {
+            printf("  %-32s (did not build: see above)\n", label);
+            continue;
+        }
+        bool ok = gpu_measure_host(g, lib, &r, &ans);
+        print_row(g, label, ok, r, ans, floor_ms, best_ms, "(host baseline of the problem)", &ms);
+        json_decref(ans);
+    }
     return rc;
+}
+
+/* The problem's host baselines built: a library path per entry (null
+ * where one did not build, said already). */
+static json_t *build_host(const options *o, space *s, const compiler *comp) {
+    json_t *out = json_array(), *hb;
+    size_t i;
+    char *own = path_join(o->root, "templates");
+    const char *dirs[2] = {space_templates_dir(s), own};
+    json_array_foreach(json_object_get(space_problem(s), "host_baselines"), i, hb) {
+        char *lib = host_baseline_build(comp->nvcc, comp->version, comp->arch, hb, dirs, o->cache);
+        json_array_append_new(out, lib ? json_string(lib) : json_null());
+        free(lib);
+    }
+    free(own);
+    return out;
 }
 
 /* results/<device>/<space>.bench.json: the ceilings and floors of this
@@ -181,12 +252,13 @@ int cmd_bench(const options *o) {
         printf("ceilings on %s: copy kernel %.0f GB/s, cudaMemcpy device-to-device %.0f GB/s, FMA "
                "%.2f T/s\n",
                g.dev.name, c.copy_gbps, c.dtod_gbps, c.fma_per_s * 1e-12);
-    json_t *floors = json_array();
+    json_t *floors = json_array(), *host_libs = rc == EXIT_OK ? build_host(o, s, &comp) : NULL;
     for (size_t z = 0; rc == EXIT_OK && z < json_array_size(sizes); z++)
         rc = bench_at(&g, &comp, recs, json_array_get(sizes, z), json_array_get(instances, z), &c,
-                      floors);
+                      floors, host_libs);
     if (rc == EXIT_OK) save_floors(o, s, &g, &c, floors);
     json_decref(floors);
+    json_decref(host_libs);
     free(path);
     json_decref(recs);
     json_decref(sizes);

@@ -244,3 +244,10 @@ bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *
     json_decref(req);
     return true;
 }
+
+bool gpu_measure_host(gpu *g, const char *lib, runner_result *r, json_t **answer) {
+    json_t *req = json_pack("{s:s, s:s, s:i}", "op", "measure", "host", lib, "reps", g->o->reps);
+    *r = runner_request(&g->runner, req, g->o->timeout + 10, answer);
+    json_decref(req);
+    return *r == RUNNER_OK;
+}

@@ -56,6 +56,9 @@ bool gpu_problem_on(gpu *g, runner_client *r);
 bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
                     bool sanitize, double reject_ms, double timeout, runner_result *r, json_t **answer,
                     json_t **geometry);
+/* Verifies and times a host baseline's library (host_baseline_build) on
+ * the problem set up now, as a kernel would be; true when it answered ok. */
+bool gpu_measure_host(gpu *g, const char *lib, runner_result *r, json_t **answer);
 /* After a crash, hang or sticky error: a new runner with the same problem. */
 bool gpu_restart(gpu *g);
 

@@ -55,6 +55,35 @@ static bool source_hash(const char *source, const char *api_dir, char key[17]) {
     return ok;
 }
 
+bool shared_object_build(const char *const *args, const char *lib, const char *what) {
+    char *tmp = xasprintf("%s.tmp.%ld", lib, (long)getpid());
+    char *log = xasprintf("%s.log.tmp.%ld", lib, (long)getpid());
+    char *argv[64];
+    int a = 0;
+    for (int i = 0; args[i] && a < 60; i++)
+        argv[a++] = (char *)args[i];
+    argv[a++] = (char *)"-o";
+    argv[a++] = tmp;
+    argv[a] = NULL;
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    pid_t pid = proc_start(argv, -1, fd, fd);
+    if (fd >= 0) close(fd);
+    int status = 0;
+    while (pid > 0 && !proc_poll(pid, &status))
+        usleep(10000);
+    bool ok = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && rename(tmp, lib) == 0;
+    if (!ok) {
+        char *text = read_file(log, NULL);
+        msg_error("building %s with %s failed:\n%s", what, args[0], text ? text : "(no output)");
+        free(text);
+        unlink(tmp);
+    }
+    unlink(log);
+    free(tmp);
+    free(log);
+    return ok;
+}
+
 char *reference_lib_build(const char *cc, const char *source, const char *problem_dir,
                           const char *api_dir, const char *cache_dir, char key[17]) {
     if (!source_hash(source, api_dir, key)) {
@@ -70,41 +99,93 @@ char *reference_lib_build(const char *cc, const char *source, const char *proble
         free(lib);
         return NULL;
     }
-    char *tmp = xasprintf("%s.tmp.%ld", lib, (long)getpid());
-    char *log = xasprintf("%s.log.tmp.%ld", lib, (long)getpid());
     char *inc1 = xasprintf("-I%s", problem_dir), *inc2 = xasprintf("-I%s", api_dir);
-    char *argv[16];
-    int a = 0;
-    argv[a++] = (char *)cc;
+    const char *args[16];
+    int n = 0;
+    args[n++] = cc;
     for (size_t i = 0; i < sizeof CFLAGS / sizeof CFLAGS[0]; i++)
-        argv[a++] = (char *)CFLAGS[i];
-    argv[a++] = inc1;
-    argv[a++] = inc2;
-    argv[a++] = (char *)"-o";
-    argv[a++] = tmp;
-    argv[a++] = (char *)source;
-    argv[a++] = (char *)"-lm";
-    argv[a] = NULL;
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    pid_t pid = proc_start(argv, -1, fd, fd);
-    if (fd >= 0) close(fd);
-    int status = 0;
-    while (pid > 0 && !proc_poll(pid, &status))
-        usleep(10000);
-    bool ok = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && rename(tmp, lib) == 0;
-    if (!ok) {
-        char *text = read_file(log, NULL);
-        msg_error("building the CPU reference %s with %s failed:\n%s", source, cc,
-                  text ? text : "(no output)");
-        free(text);
-        unlink(tmp);
+        args[n++] = CFLAGS[i];
+    args[n++] = inc1;
+    args[n++] = inc2;
+    args[n++] = source;
+    args[n++] = "-lm";
+    args[n] = NULL;
+    char *what = xasprintf("the CPU reference %s", source);
+    if (!shared_object_build(args, lib, what)) {
         free(lib);
         lib = NULL;
     }
-    unlink(log);
-    free(tmp);
-    free(log);
+    free(what);
     free(inc1);
     free(inc2);
+    return lib;
+}
+
+/* -Xlinker -rpath,<nvcc's toolkit>/lib64: the runner finds the libraries
+ * (cuBLAS) the toolkit built against, wherever ld.so would not look. */
+static char *toolkit_rpath(const char *nvcc) {
+    char *dir = xstrdup(nvcc);
+    char *slash = strrchr(dir, '/');
+    char *out = NULL;
+    if (slash) {
+        *slash = '\0';
+        out = xasprintf("-Xlinker=-rpath,%s/../lib64", dir);
+    }
+    free(dir);
+    return out ? out : xstrdup("-Xlinker=-rpath,/usr/local/cuda/lib64");
+}
+
+char *host_baseline_build(const char *nvcc, const char *nvcc_version, const char *arch,
+                          json_t *baseline, const char *const templates[2], const char *cache_dir) {
+    const char *rel = json_string_value(json_object_get(baseline, "source"));
+    const char *label = json_string_value(json_object_get(baseline, "label"));
+    char *source = NULL, *text = NULL, *api = NULL, *api_text = NULL;
+    for (int i = 0; i < 2 && !text; i++) {
+        free(source);
+        source = path_join(templates[i], rel);
+        text = read_file(source, NULL);
+    }
+    for (int i = 0; i < 2 && !api_text; i++) {
+        free(api);
+        api = path_join(templates[i], "bartune_baseline.h");
+        api_text = read_file(api, NULL);
+    }
+    if (!text || !api_text) {
+        msg_error("host baseline '%s': cannot read %s (looked in %s and %s)", label,
+                  text ? "bartune_baseline.h" : rel, templates[0], templates[1]);
+        free(source), free(text), free(api), free(api_text);
+        return NULL;
+    }
+    json_t *libs = json_object_get(baseline, "libs");
+    char *lib_flags = xstrdup(""), *key_text;
+    json_t *l;
+    size_t i;
+    json_array_foreach(libs, i, l) {
+        char *more = xasprintf("%s -l%s", lib_flags, json_string_value(l));
+        free(lib_flags);
+        lib_flags = more;
+    }
+    key_text = xasprintf("%s|%s|%s|%s|%s", text, api_text, arch, lib_flags, nvcc_version);
+    char *lib = xasprintf("%s/baseline-%016llx.so", cache_dir,
+                          (unsigned long long)XXH3_64bits(key_text, strlen(key_text)));
+    if (!file_exists(lib)) {
+        char *arch_flag = xasprintf("-arch=%s", arch), *inc0 = xasprintf("-I%s", templates[0]);
+        char *inc1 = xasprintf("-I%s", templates[1]), *rpath = toolkit_rpath(nvcc);
+        const char *args[40] = {nvcc, "-shared", "-Xcompiler=-fPIC", "-O2", arch_flag,
+                                inc0, inc1,     rpath,  source};
+        int n = 9;
+        json_array_foreach(libs, i, l) {
+            if (n < 38) args[n++] = xasprintf("-l%s", json_string_value(l));
+        }
+        char *what = xasprintf("host baseline '%s' (%s)", label, source);
+        if (!mkdir_p(cache_dir) || !shared_object_build(args, lib, what)) {
+            free(lib);
+            lib = NULL;
+        }
+        for (int k = 9; k < n; k++)
+            free((char *)args[k]);
+        free(what), free(arch_flag), free(inc0), free(inc1), free(rpath);
+    }
+    free(key_text), free(lib_flags), free(source), free(text), free(api), free(api_text);
     return lib;
 }

@@ -31,6 +31,8 @@ json_t *space_problem(const space *s);
 /* templates/<problem>/reference.c as found, and the folder holding it. */
 const char *space_reference_source(const space *s);
 const char *space_reference_dir(const space *s);
+/* The folder templates are read from first (--templates, or templates/). */
+const char *space_templates_dir(const space *s);
 /* True when `name` is a launch_param() of the space (tried per compiled
  * variant, not part of its source). */
 bool space_is_launch_param(const space *s, const char *name);

@@ -572,6 +572,10 @@ const char *space_reference_dir(const space *s) {
     return s->reference_dir;
 }
 
+const char *space_templates_dir(const space *s) {
+    return s->templates_dir;
+}
+
 bool space_is_launch_param(const space *s, const char *name) {
     return config_get(&s->launch_names, name) != NULL;
 }

@@ -18,6 +18,9 @@
 --   cost       function(s) -> { bytes = ..., fma = ... }: the least memory
 --              traffic and FMAs of one call, for bench's floor
 --   tune       { { n = 1 << 28 }, ... }: the sizes a tune measures at
+--   host_baselines  { { "cuBLAS SGEMM", source = "sgemm/cublas_baseline.cu",
+--              libs = { "cublas" } } }: library code bench times beside the
+--              tuned kernel, verified like one (see templates/bartune_baseline.h)
 --
 -- Launch geometry is the space's: launch(function(c, s, dev) ... end) returns
 -- { grid = { x, y, z }, block = { x, y, z }, smem = bytes, resident = k,
@@ -148,6 +151,7 @@ function M.load(text, chunkname, sandbox)
       if type(t.cost) ~= "function" then fail(file, "problem{} needs cost = function(s) return { bytes = ..., fma = ... } end") end
       P.cost = t.cost
       P.tune = t.tune
+      P.host_baselines = M.read_host_baselines(file, t.host_baselines)
     end,
   }
   local chunk, err = load(text, chunkname, "t", sandbox(decl))
@@ -155,6 +159,31 @@ function M.load(text, chunkname, sandbox)
   chunk()
   if not P then fail(file, "no problem{ name = ..., ... } declaration") end
   return P
+end
+
+-- host_baselines = { { label, source = "dir/file.cu", libs = { "name" } } }
+function M.read_host_baselines(file, list)
+  local out = {}
+  if list == nil then return out end
+  if type(list) ~= "table" then fail(file, "host_baselines must be a list of { label, source = ..., libs = {...} }") end
+  for i, b in ipairs(list) do
+    local where = "host_baselines[" .. i .. "]"
+    if type(b) ~= "table" or type(b[1]) ~= "string" or not b[1]:match("^[%w%s%-_:.+()/]+$") or #b[1] > 60 then
+      fail(file, where .. " needs a label (letters, digits, spaces, -_:.+()/; at most 60)")
+    end
+    if type(b.source) ~= "string" or not b.source:match("^[%w_][%w_/.-]*%.cu$") or b.source:find("..", 1, true) then
+      fail(file, where .. ": source must be a .cu path under templates/, got " .. tostring(b.source))
+    end
+    local libs = {}
+    for _, l in ipairs(b.libs or {}) do
+      if type(l) ~= "string" or not l:match("^[%w_+-]+$") then
+        fail(file, where .. ": libs are library names such as \"cublas\", got " .. tostring(l))
+      end
+      libs[#libs + 1] = l
+    end
+    out[#out + 1] = { label = b[1], source = b.source, libs = libs }
+  end
+  return out
 end
 
 -- Completes one tune entry (a table name -> integer) with the defaults and

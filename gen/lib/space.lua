@@ -393,6 +393,7 @@ function M.problem_info(S)
   for _, b in ipairs(P.buffers) do buffers[#buffers + 1] = { name = b.name, type = b.type, role = b.role } end
   return { name = P.name, file = P.file, verify = P.verify, sizes = sizes, scalars = scalars,
     buffers = buffers, args = P.args, signature = P.signature, tune = S.tune,
+    host_baselines = P.host_baselines,
     group = #S.group > 0 and S.group or { S.params[1].name } }
 end
 

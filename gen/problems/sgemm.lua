@@ -30,6 +30,8 @@ problem {
   cost = function(s)
     return { bytes = 4 * (s.M * s.K + s.K * s.N + 2 * s.M * s.N), fma = s.M * s.N * s.K }
   end,
+  -- bench times cuBLAS (default math: fp32, no TF32) beside the tuned kernel
+  host_baselines = { { "cuBLAS SGEMM", source = "sgemm/cublas_baseline.cu", libs = { "cublas" } } },
   tune = {
     { M = 4096, N = 4096, K = 4096 },
     { M = 2048, N = 2048, K = 2048 },

@@ -1,0 +1,34 @@
+// cuBLAS SGEMM as a host baseline of the sgemm problem (see
+// templates/bartune_baseline.h): default math mode, so fp32 without TF32.
+// cuBLAS is column-major: the row-major C = alpha A B + beta C is the
+// column-major C^T = alpha B^T A^T + beta C^T, i.e. Sgemm(N, M, K) with the
+// operands swapped and no transposes.
+#include <cstdio>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "bartune_baseline.h"
+
+static cublasHandle_t handle;  // made on the first call, kept for the runner's life
+
+extern "C" int bartune_baseline(void* const* args, cudaStream_t stream, char* error, size_t error_len) {
+    // args: M, N, K, alpha, A, lda, B, ldb, beta, C, ldc (problems/sgemm.lua)
+    const int M = BARTUNE_BASELINE_ARG(args, 0, int), N = BARTUNE_BASELINE_ARG(args, 1, int);
+    const int K = BARTUNE_BASELINE_ARG(args, 2, int);
+    const float alpha = BARTUNE_BASELINE_ARG(args, 3, float), beta = BARTUNE_BASELINE_ARG(args, 8, float);
+    const float* A = BARTUNE_BASELINE_ARG(args, 4, float*);
+    const float* B = BARTUNE_BASELINE_ARG(args, 6, float*);
+    float* C = BARTUNE_BASELINE_ARG(args, 9, float*);
+    const int lda = BARTUNE_BASELINE_ARG(args, 5, int), ldb = BARTUNE_BASELINE_ARG(args, 7, int);
+    const int ldc = BARTUNE_BASELINE_ARG(args, 10, int);
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    if (!handle) st = cublasCreate(&handle);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetStream(handle, stream);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(error, error_len, "cuBLAS: %s", cublasGetStatusString(st));
+        return 1;
+    }
+    return 0;
+}
