@@ -16,7 +16,6 @@ param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("loaders", { "all", "producers" }, { when = function(c) return c.barrier == "syncthreads" end })
 param("producer", { "regs", "cp_async" })
 param("producer_warps", { 1, 2, 4 }, { when = function(c) return c.barrier ~= "syncthreads" or split(c) end })
-param("release", { "warp", "thread" }, { when = function(c) return c.barrier == "mbarrier" end })
 param("bm", { 64, 128 })          -- block tile of C: bm x bn
 param("bn", { 64, 128 })
 param("bk", { 8, 16, 32 })        -- k-tile
@@ -26,6 +25,7 @@ param("stages", { 2, 3, 4, 6 })
 param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
 param("pad", { 0, 4 })            -- floats after each row of A's stage
 param("raster", { "row", "grouped" })
+param("min_blocks", { 1, 2 })    -- blocks per SM the registers must allow (__launch_bounds__)
 
 derive(function(c, dev)
   -- the template reads loaders everywhere: the warp-specialised kinds have producers
@@ -36,8 +36,11 @@ derive(function(c, dev)
   local a_stage = c.a_layout == "k" and c.bk * (c.bm + c.pad) or c.bm * (c.bk + c.pad)
   c.smem_bytes = c.bar_area + c.stages * (a_stage + c.bk * c.bn) * 4
   if c.barrier == "mbarrier" then
+    -- each producer thread arrives on full[s]; one lane per consumer warp on
+    -- empty[s] (per-thread release was no faster in the pipeline space)
+    c.release = "warp"
     c.full_count = 32 * c.producer_warps
-    c.empty_count = c.release == "warp" and c.consumer_threads // 32 or c.consumer_threads
+    c.empty_count = c.consumer_threads // 32
   end
   local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
   c.min_cc = math.max(needs[c.barrier], c.producer == "cp_async" and 80 or 70)
@@ -64,6 +67,9 @@ end)
 constraint("register loading through all warps double-buffers: two stages", function(c)
   return not (c.loaders == "all" and c.producer == "regs") or c.stages == 2
 end)
+constraint("two blocks per SM fit the shared memory and threads", function(c, dev)
+  return c.min_blocks == 1 or (2 * c.smem_bytes <= dev.smem_per_sm and 2 * c.threads <= dev.max_threads_per_sm)
+end)
 constraint("named barrier ids 1..15: two per stage", function(c)
   return c.barrier ~= "named" or 2 * c.stages <= 15
 end)
@@ -75,9 +81,9 @@ end)
 -- seed's two kernels at its 4 + 4-warp shape (128 consumer threads).
 baseline("classic 128x128x8 (all warps, registers)", { barrier = "syncthreads", loaders = "all",
   producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, stages = 2, a_layout = "k",
-  pad = 4, raster = "row" })
+  pad = 4, raster = "row", min_blocks = 1 })
 local seed = { producer = "regs", producer_warps = 4, bm = 128, bn = 64, bk = 16, tm = 8, tn = 8,
-  stages = 2, a_layout = "k", pad = 4, raster = "row" }
+  stages = 2, a_layout = "k", pad = 4, raster = "row", min_blocks = 1 }
 local function at(t)
   local c = {}
   for k, v in pairs(seed) do c[k] = v end
@@ -88,4 +94,5 @@ baseline("seed shape 4+4, __syncthreads", at({ barrier = "syncthreads", loaders 
 baseline("seed shape 4+4, cuda::barrier", at({ barrier = "cuda_barrier" }))
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).
 portable("portable", { barrier = "syncthreads", loaders = "all", producer = "regs", bm = 64,
-  bn = 64, bk = 8, tm = 4, tn = 4, stages = 2, a_layout = "k", pad = 4, raster = "row" })
+  bn = 64, bk = 8, tm = 4, tn = 4, stages = 2, a_layout = "k", pad = 4, raster = "row",
+  min_blocks = 1 })

@@ -31,7 +31,7 @@ namespace $(ns) {
 
 #endif  // arch guard
 
-$(kernel_linkage) __global__ void __launch_bounds__(kThreads)
+$(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks))
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)

@@ -336,6 +336,21 @@ static bool locate(const variant_set *vs, int id, int *vi, int *li) {
     return false;
 }
 
+/* Renders variant vi if it is not yet (a strategy's), and keys its job. */
+static bool rendered(run_ctx *c, int vi) {
+    if (c->sources[vi]) return true;
+    char *err = NULL;
+    c->sources[vi] = render_for_cubin(c->s, &c->lanes[0]->g.dev, &c->vs->items[vi].params, &err);
+    if (!c->sources[vi]) {
+        msg_error("%s", err);
+        free(err);
+        return false;
+    }
+    c->jobs[vi].source = c->sources[vi];
+    compile_key(c->comp, &c->jobs[vi]);
+    return true;
+}
+
 /* Asks the strategy for a batch and queues its variants for nvcc. */
 static bool ask(run_ctx *c) {
     int ids[BATCH];
@@ -350,6 +365,7 @@ static bool ask(run_ctx *c) {
     for (int k = 0; k < n && c->queued < (int)(sizeof c->queue / sizeof c->queue[0]); k++) {
         work_item it = {.cand = ids[k]};
         if (!locate(c->vs, ids[k], &it.vi, &it.li)) continue;
+        if (!rendered(c, it.vi)) return false;
         compile_pool_push(c->pool, it.vi);
         c->queue[c->queued++] = it;
     }

@@ -37,7 +37,8 @@ typedef struct {
     int n_lanes;
     variant_set *vs;
     compile_job *jobs;
-    char **sources;
+    char **sources; /* NULL where not rendered yet (run --strategy) */
+    compiler *comp;
     compile_pool *pool;
     const char *nvcc_version;
     results_store store;
