@@ -471,7 +471,8 @@ static void measure_host(const char *lib, int reps) {
     void *so = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     host_fn fn = so ? (host_fn)(uintptr_t)dlsym(so, "bartune_baseline") : NULL;
     if (!fn) {
-        fail("load_error", "host baseline %s: %s", lib, so ? "no bartune_baseline in it" : dlerror());
+        fail("load_error", "host baseline %s: %s", lib,
+             so ? "no bartune_baseline in it" : dlerror());
         return;
     }
     launch_cfg l = {.host = fn};

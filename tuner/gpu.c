@@ -54,8 +54,9 @@ int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
     }
     g->log = gpu_log_path(o, ordinal);
     if (!start(g, &why)) {
-        msg_error("no GPU to measure on (GPU %d): %s\n(list, render, compile and emit work without one)",
-                  ordinal, why);
+        msg_error(
+            "no GPU to measure on (GPU %d): %s\n(list, render, compile and emit work without one)",
+            ordinal, why);
         free(why);
         return EXIT_NO_GPU;
     }

@@ -41,9 +41,9 @@ void gpu_close(gpu *g);
 /* Sets up the problem at `sizes` with `instance` (see space_instance). */
 bool gpu_problem(gpu *g, json_t *sizes, json_t *instance);
 /* Verifies and times `cubin` at config `values` (compile-time and launch
- * values; reject_ms > 0: one timed launch if it is slower than that): the runner's answer in *answer, the launch geometry used in
- * *geometry (NULL when launch() failed: then false is returned and the
- * error printed; the run must stop). */
+ * values; reject_ms > 0: one timed launch if it is slower than that): the runner's answer in
+ * *answer, the launch geometry used in *geometry (NULL when launch() failed: then false is returned
+ * and the error printed; the run must stop). */
 bool gpu_measure(gpu *g, const char *cubin, const config *values, double reject_ms,
                  runner_result *r, json_t **answer, json_t **geometry);
 /* gpu_measure's request, sent without waiting: the answer comes through
@@ -54,8 +54,8 @@ bool gpu_measure_send(gpu *g, const char *cubin, const config *values, double re
  * current problem; measure with `sanitize` (one checked launch, no timing). */
 bool gpu_problem_on(gpu *g, runner_client *r);
 bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
-                    bool sanitize, double reject_ms, double timeout, runner_result *r, json_t **answer,
-                    json_t **geometry);
+                    bool sanitize, double reject_ms, double timeout, runner_result *r,
+                    json_t **answer, json_t **geometry);
 /* Verifies and times a host baseline's library (host_baseline_build) on
  * the problem set up now, as a kernel would be; true when it answered ok. */
 bool gpu_measure_host(gpu *g, const char *lib, runner_result *r, json_t **answer);

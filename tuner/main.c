@@ -75,31 +75,38 @@ static const struct command commands[] = {
      "  --no-emit       record results only\n"
      "  --results DIR, --kernels DIR, --cache DIR, --root DIR, --templates DIR\n"
      "                  where things live\n"
-     "  --nvcc PATH, --runner PATH   the compiler and the runner to use\n", false},
+     "  --nvcc PATH, --runner PATH   the compiler and the runner to use\n",
+     false},
     {"list", cmd_list, true,
      "usage: bartune list SPACE [k=v...] [--arch sm_XY]\n"
      "Prints every compile-time variant that survives the constraints, one per line,\n"
-     "then the count. Without --arch the limits of sm_90 are assumed.\n", false},
+     "then the count. Without --arch the limits of sm_90 are assumed.\n",
+     false},
     {"render", cmd_render, true,
      "usage: bartune render SPACE k=v... [--arch sm_XY]\n"
      "Prints the CUDA source of the variant the k=v values select (the first one, with a\n"
-     "note on stderr, if several match).\n", false},
+     "note on stderr, if several match).\n",
+     false},
     {"compile", cmd_compile, true,
      "usage: bartune compile SPACE [k=v...] [--arch sm_XY] [-j N] [--cache DIR]\n"
      "Compiles every variant to a cubin with nvcc, N at a time, through the cache, and\n"
-     "prints each one's registers, shared memory and spills.\n", false},
+     "prints each one's registers, shared memory and spills.\n",
+     false},
     {"emit", cmd_emit, true,
      "usage: bartune emit SPACE [--records FILE] [--results DIR] [--kernels DIR]\n"
      "Writes kernels/<device>/<space>.cuh for every device with recorded results (or for\n"
-     "the device of FILE) and kernels/<space>.cuh, which picks the right one at run time.\n", false},
+     "the device of FILE) and kernels/<space>.cuh, which picks the right one at run time.\n",
+     false},
     {"show", cmd_show, true,
      "usage: bartune show SPACE [--records FILE] [--results DIR]\n"
-     "Prints the recorded measurements, fastest first, per device.\n", false},
+     "Prints the recorded measurements, fastest first, per device.\n",
+     false},
     {"bench", cmd_bench, true,
      "usage: bartune bench SPACE [--size K=V...] [--reps N] [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
-     "best variant and each baseline again, side by side in one run.\n", false},
+     "best variant and each baseline again, side by side in one run.\n",
+     false},
     {"merge", cmd_merge, false,
      "usage: bartune merge FILE.jsonl... [--results DIR]\n"
      "Joins results files of one device key and space (the shards of a cluster job, or\n"
@@ -107,18 +114,21 @@ static const struct command commands[] = {
      "each measurement once: merging again adds nothing. Files of another device key or\n"
      "space are refused before anything is written. Then 'bartune emit' as usual.\n",
      true},
-    {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n", false},
+    {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n",
+     false},
     {"report", cmd_report, true,
      "usage: bartune report SPACE [--results DIR | --records FILE]\n"
      "Draws, with gnuplot, results/<device>/report.svg and .png for every device with results\n"
      "(or beside FILE): the time of every verified variant by kind with the baselines, and\n"
-     "the best found against measured configurations for each shipped strategy (replayed).\n", false},
+     "the best found against measured configurations for each shipped strategy (replayed).\n",
+     false},
     {"replay", cmd_replay, true,
      "usage: bartune replay SPACE --records FILE [--strategy NAME] [--seeds N] [--budget N]\n"
      "Runs a search strategy (gen/lib/strategies/NAME.lua, default ils) against recorded\n"
      "results with no GPU, for seeds 1..N (default 30), and prints how many measured\n"
      "configurations it needed to come within 1, 2 and 5% of the recorded best, and its\n"
-     "best after 50, 100, 200 and 500 (budget default 500).\n", false},
+     "best after 50, 100, 200 and 500 (budget default 500).\n",
+     false},
 };
 
 static const struct command *find_command(const char *name) {
@@ -423,7 +433,8 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                            "--shard splits the whole space; a --strategy searches one space: "
                            "use one or the other");
     if (cmd->takes_files && !o->n_files)
-        return usage_error(cmdspace, "%s", "which results files? e.g. shard-*/fake-gpu-sm90/pipeline.jsonl");
+        return usage_error(cmdspace, "%s",
+                           "which results files? e.g. shard-*/fake-gpu-sm90/pipeline.jsonl");
     if (cmd->needs_space && !o->space_path)
         return usage_error(cmdspace, "%s", "which space? e.g. gen/pipeline.lua");
     return -1;

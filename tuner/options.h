@@ -30,12 +30,12 @@ typedef struct {
     int reps;
     double timeout; /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
-    const char *strategy; /* replay: a strategy name or file */
-    int seeds, budget;    /* replay and run --strategy: seeds; measured configurations */
-    double budget_seconds; /* run --strategy --budget 10m */
-    const char *gpus;            /* run: "all" or "0,2,3"; NULL: GPU 0 */
+    const char *strategy;         /* replay: a strategy name or file */
+    int seeds, budget;            /* replay and run --strategy: seeds; measured configurations */
+    double budget_seconds;        /* run --strategy --budget 10m */
+    const char *gpus;             /* run: "all" or "0,2,3"; NULL: GPU 0 */
     int shard_index, shard_count; /* run --shard I/N; count 0: no shards */
-    double reject; /* run: early rejection factor over the best so far; 0: off */
+    double reject;                /* run: early rejection factor over the best so far; 0: off */
     bool retime;
     bool sanitize;     /* run: compute-sanitizer on the best few */
     const char *retry; /* "crash,hang": statuses measured again */

@@ -171,8 +171,8 @@ char *host_baseline_build(const char *nvcc, const char *nvcc_version, const char
     if (!file_exists(lib)) {
         char *arch_flag = xasprintf("-arch=%s", arch), *inc0 = xasprintf("-I%s", templates[0]);
         char *inc1 = xasprintf("-I%s", templates[1]), *rpath = toolkit_rpath(nvcc);
-        const char *args[40] = {nvcc, "-shared", "-Xcompiler=-fPIC", "-O2", arch_flag,
-                                inc0, inc1,     rpath,  source};
+        const char *args[40] = {nvcc,  "-shared", "-Xcompiler=-fPIC", "-O2", arch_flag, inc0, inc1,
+                                rpath, source};
         int n = 9;
         json_array_foreach(libs, i, l) {
             if (n < 38) args[n++] = xasprintf("-l%s", json_string_value(l));

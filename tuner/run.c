@@ -14,8 +14,8 @@
 #include "record.h"
 #include "results.h"
 #include "sanitize.h"
-#include "session.h"
 #include "schedule.h"
+#include "session.h"
 #include "summary.h"
 #include "util.h"
 

@@ -196,7 +196,8 @@ static int finish(run_ctx *c, lane *l, runner_result r, json_t *ans) {
     json_decref(ans);
     json_decref(geo);
     const char *st = json_string_value(json_object_get(rec, "status"));
-    bool ok = !strcmp(st, "ok"), sticky = !strcmp(st, "runtime_error") || !strcmp(st, "setup_error");
+    bool ok = !strcmp(st, "ok"),
+         sticky = !strcmp(st, "runtime_error") || !strcmp(st, "setup_error");
     if (!ok) {
         c->failed++;
         if (strcmp(st, "over_occupancy")) {
