@@ -61,15 +61,8 @@ launch(function(c, s, dev)
            block = { c.threads }, smem = c.smem_bytes, resident = c.blocks_per_sm, min_cc = c.min_cc }
 end)
 
-constraint("the device's architecture has the barrier and producer", function(c, dev)
-  return dev.arch >= c.min_cc
-end)
-constraint("threads per block within the device's limit", function(c, dev)
-  return c.threads <= dev.max_threads_per_block
-end)
-constraint("shared memory within the device's per-block limit", function(c, dev)
-  return c.smem_bytes <= dev.smem_per_block
-end)
+-- architecture (min_cc), threads per block and shared memory per block
+device_limits()
 constraint("the seed's kernels: register producers, 2 stages of 1024 floats, one chain", function(c)
   return c.form ~= "seed" or (c.producer == "regs" and c.stages == 2 and c.tile == 1024 and c.cvec == 1
     and c.producer_warps + c.consumer_warps == 8 and c.producer_warps >= 2)

@@ -52,15 +52,8 @@ launch(function(c, s, dev)
            smem = c.smem_bytes, min_cc = c.min_cc }
 end)
 
-constraint("the device's architecture has the barrier and producer", function(c, dev)
-  return dev.arch >= c.min_cc
-end)
-constraint("threads per block within the device's limit", function(c, dev)
-  return c.threads <= dev.max_threads_per_block
-end)
-constraint("shared memory within the device's per-block limit", function(c, dev)
-  return c.smem_bytes <= dev.smem_per_block
-end)
+-- architecture (min_cc), threads per block and shared memory per block
+device_limits()
 constraint("consumers are whole warps, at most 512 threads (registers)", function(c)
   return c.consumer_threads % 32 == 0 and c.consumer_threads <= 512
 end)

@@ -139,6 +139,20 @@ function M.load(text, chunkname, read, read_problem)
       end
       S.constraints[#S.constraints + 1] = { desc = desc, fn = fn }
     end,
+    -- The limits every kernel has, on the derived threads, smem_bytes and
+    -- min_cc (the compute capability the variant needs, e.g. 80).
+    device_limits = function()
+      local function add(desc, fn) S.constraints[#S.constraints + 1] = { desc = desc, fn = fn } end
+      add("the device's architecture has the barrier and producer", function(c, dev)
+        return dev.arch >= (c.min_cc or 0)
+      end)
+      add("threads per block within the device's limit", function(c, dev)
+        return c.threads <= dev.max_threads_per_block
+      end)
+      add("shared memory within the device's per-block limit", function(c, dev)
+        return c.smem_bytes <= dev.smem_per_block
+      end)
+    end,
     launch = function(fn)
       if type(fn) ~= "function" then error("launch() needs a function(c, s, dev)", 2) end
       if S.geometry then error("launch() is declared twice", 2) end

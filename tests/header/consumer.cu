@@ -15,14 +15,7 @@
 cudaError_t other_unit_run(const float* in, float* out, size_t n, cudaStream_t stream);
 const char* other_unit_variant(const float* in, float* out, size_t n);
 
-#define CHECK(x)                                                                             \
-    do {                                                                                     \
-        cudaError_t e_ = (x);                                                                \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                         \
-            return false;                                                                    \
-        }                                                                                    \
-    } while (0)
+#include "cuda_check.h"
 
 static bool expect_tuned;
 

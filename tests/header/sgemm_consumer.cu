@@ -15,14 +15,7 @@
 cudaError_t other_unit_sgemm(int M, int N, int K, float alpha, const float* A, int lda,
                              const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t s);
 
-#define CHECK(x)                                                                             \
-    do {                                                                                     \
-        cudaError_t e_ = (x);                                                                \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                         \
-            return false;                                                                    \
-        }                                                                                    \
-    } while (0)
+#include "cuda_check.h"
 
 static bool expect_tuned;
 static unsigned rng = 12345;
