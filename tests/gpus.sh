@@ -53,6 +53,11 @@ for key in fake-gpu-sm90 other-gpu-sm90; do
     [ "$n" = 12 ] || fail "mixed cards: $key has ${n:-no} records, not 12"
 done
 
+# devices lists every GPU by the number --gpus takes
+FAKE_RUNNER_GPUS=3 "$bartune" devices --runner "$root/tests/fake_runner.sh" --cache "$tmp/c" >"$tmp/devices" ||
+    fail "devices failed"
+[ "$(grep -c '^GPU [012]: fake-gpu-sm90: Fake GPU' "$tmp/devices")" = 3 ] || fail "devices: $(cat "$tmp/devices")"
+
 # refused: a GPU the driver does not have, repeats, junk
 FAKE_RUNNER_GPUS=2 run bad --gpus 0,5
 [ $rc = 2 ] && grep -q "there is no GPU 5" "$tmp/bad.err" || fail "--gpus 0,5 of 2: exit $rc: $(cat "$tmp/bad.err")"
