@@ -230,15 +230,16 @@ int cmd_run(const options *o) {
     lane *lanes = NULL;
     int n = 0;
     int rc = sizes ? open_lanes(o, s, &lanes, &n) : EXIT_INPUT;
-    /* Identical cards share a device key, a results file and a best; each
-     * other kind of card is tuned for itself, one kind after another. */
+    /* Identical cards (same fingerprint: name, architecture, SMs, driver)
+     * are measured together into their key's results file; each other kind
+     * of card is tuned for itself, one kind after another. */
     bool *taken = calloc((size_t)n + 1, sizeof *taken);
     lane **group = calloc((size_t)n + 1, sizeof *group);
     for (int i = 0; i < n && rc == EXIT_OK; i++) {
         if (taken[i]) continue;
         run_ctx c = {.o = o, .s = s, .lanes = group};
         for (int k = i; k < n; k++)
-            if (!taken[k] && !strcmp(lanes[k].g.key, lanes[i].g.key)) {
+            if (!taken[k] && !strcmp(lanes[k].g.fingerprint, lanes[i].g.fingerprint)) {
                 taken[k] = true;
                 group[c.n_lanes++] = &lanes[k];
             }
