@@ -63,6 +63,9 @@ end)
 constraint("two blocks per SM fit the shared memory and threads", function(c, dev)
   return c.min_blocks == 1 or (2 * c.smem_bytes <= dev.smem_per_sm and 2 * c.threads <= dev.max_threads_per_sm)
 end)
+constraint("two blocks per SM leave registers for the accumulators and fragments (2 tm tn)", function(c, dev)
+  return c.min_blocks == 1 or dev.regs_per_sm // (2 * c.threads) >= 2 * c.tm * c.tn
+end)
 constraint("named barrier ids 1..15: two per stage", function(c)
   return c.barrier ~= "named" or 2 * c.stages <= 15
 end)

@@ -138,7 +138,7 @@ static int run_key(run_ctx *c, json_t *sizes, json_t *instances) {
     if (!session_variants(c->s, o, &g0->dev, &vs)) rc = EXIT_INPUT;
     /* Measuring everything renders everything first (a template error leaves
      * results/ untouched); a strategy renders what it asks for, when it asks
-     * (a space of 66k variants would take minutes). */
+     * (a space of 60k variants would take minutes). */
     if (rc == EXIT_OK && o->strategy)
         sources = calloc((size_t)vs.count + 1, sizeof *sources);
     else if (rc == EXIT_OK && !(sources = render_all(c->s, &g0->dev, &vs)))
