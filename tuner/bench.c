@@ -140,8 +140,9 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     double bw = c->copy_gbps > c->dtod_gbps ? c->copy_gbps : c->dtod_gbps;
     double mem_ms = bytes / (bw * 1e6), fma_ms = fma / c->fma_per_s * 1e3;
     double floor_ms = mem_ms > fma_ms ? mem_ms : fma_ms;
-    json_array_append_new(floors, json_pack("{s:O, s:f, s:f, s:f}", "sizes", sizes, "floor_ms",
-                                            floor_ms, "memory_ms", mem_ms, "fma_ms", fma_ms));
+    json_t *saved = json_pack("{s:O, s:f, s:f, s:f, s:[]}", "sizes", sizes, "floor_ms", floor_ms,
+                              "memory_ms", mem_ms, "fma_ms", fma_ms, "host_baselines");
+    json_array_append_new(floors, saved);
     printf("\n%s on %s at %s\n", space_name(g->s), g->dev.name, at);
     printf("floor: %.4f ms = max(memory %.4f ms: %.4g B at %.0f GB/s, FMA %.4f ms: %.4g FMA at "
            "%.2f T/s)   [problem's cost model]\n",
@@ -177,6 +178,9 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
         }
         bool ok = gpu_measure_host(g, lib, &r, &ans);
         print_row(g, label, ok, r, ans, floor_ms, best_ms, "(host baseline of the problem)", &ms);
+        if (ok) /* for the report's lines */
+            json_array_append_new(json_object_get(saved, "host_baselines"),
+                                  json_pack("{s:s, s:f}", "label", label, "median_ms", ms));
         json_decref(ans);
     }
     return rc;
@@ -198,8 +202,8 @@ static json_t *build_host(const options *o, space *s, const compiler *comp) {
     return out;
 }
 
-/* results/<device>/<space>.bench.json: the ceilings and floors of this
- * bench, for `bartune report` to draw. */
+/* results/<device>/<space>.bench.json: the ceilings, and per size the floor
+ * and the host baselines' times of this bench, for `bartune report`. */
 static void save_floors(const options *o, space *s, const gpu *g, const ceilings *c,
                         json_t *floors) {
     char date[32];

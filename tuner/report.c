@@ -109,7 +109,7 @@ static char *gnuplot_string(const char *text) {
 
 /* The gnuplot script: two panels, to SVG and PNG. */
 static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const char *dir,
-                    const char *out_base, double floor_ms) {
+                    const char *out_base, double floor_ms, json_t *host) {
     strbuf b = {0};
     json_t *first = json_array_get(recs, 0);
     char *dev = gnuplot_string(
@@ -123,7 +123,7 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const
         sb_printf(&b, "set multiplot layout 2,1 title \"bartune: %s on %s at %s\"\n", space_name(s),
                   dev, at);
         sb_printf(&b, "set title \"time of every verified variant (median ms), by kind; lines: the "
-                      "space's baselines\"\n"
+                      "floor and the baselines\"\n"
                       "set ylabel \"ms\"\nset logscale y\nset grid ytics\nset key outside right "
                       "top\nset xtics rotate by -30\n");
         sb_printf(&b, "set xtics (");
@@ -145,6 +145,14 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const
             sb_printf(
                 &b, ", %.6f with lines lw 2 dt 2 lc rgb \"black\" title \"floor (bench) %.4f ms\"",
                 floor_ms, floor_ms);
+        json_t *h;
+        size_t hi;
+        json_array_foreach(host, hi, h) {
+            char *label = gnuplot_string(json_string_value(json_object_get(h, "label")));
+            double t = json_number_value(json_object_get(h, "median_ms"));
+            sb_printf(&b, ", %.6f with lines lw 2 dt 4 title \"%s (bench) %.4f ms\"", t, label, t);
+            free(label);
+        }
         int count;
         const named_config *named = space_named(s, &count);
         for (int i = 0; i < count; i++) {
@@ -176,17 +184,27 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const
     return sb_take(&b);
 }
 
-/* The floor a bench saved beside the records for these sizes, or 0. */
-static double saved_floor(space *s, const char *dir, json_t *sizes) {
+/* What a bench saved beside the records for these sizes: the floor (0 if
+ * none) and the host baselines' times (a new array of {label, median_ms}). */
+static double saved_bench(space *s, const char *dir, json_t *sizes, json_t **host) {
     char *path = xasprintf("%s/%s.bench.json", dir, space_name(s));
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je), *f;
     free(path);
     double ms = 0;
     size_t i;
+    *host = json_array();
     json_array_foreach(json_object_get(j, "floors"), i, f) {
         double v = json_number_value(json_object_get(f, "floor_ms"));
-        if (json_equal(json_object_get(f, "sizes"), sizes) && v > 0 && v < 1e9) ms = v;
+        if (!json_equal(json_object_get(f, "sizes"), sizes)) continue;
+        if (v > 0 && v < 1e9) ms = v;
+        json_t *h;
+        size_t k;
+        json_array_foreach(json_object_get(f, "host_baselines"), k, h) {
+            double t = json_number_value(json_object_get(h, "median_ms"));
+            if (json_is_string(json_object_get(h, "label")) && t > 0 && t < 1e9)
+                json_array_append(*host, h);
+        }
     }
     json_decref(j);
     return ms;
@@ -210,7 +228,10 @@ static bool report_file(space *s, const options *o, const char *path, const char
         dir && write_landscape(s, recs, sizes, dir, groups) > 0 && write_curves(s, o, recs, dir);
     char *base = path_join(out_dir, "report");
     if (ok) {
-        char *text = script(s, recs, sizes, groups, dir, base, saved_floor(s, out_dir, sizes));
+        json_t *host;
+        double floor_ms = saved_bench(s, out_dir, sizes, &host);
+        char *text = script(s, recs, sizes, groups, dir, base, floor_ms, host);
+        json_decref(host);
         char *spath = xasprintf("%s/report.gp", dir);
         ok = write_file_atomic(spath, text, strlen(text));
         char *argv[] = {(char *)"gnuplot", spath, NULL};
