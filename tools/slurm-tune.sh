@@ -27,15 +27,18 @@ name=$(basename "$space" .lua)
 out=shards/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$out"
 
-task="$bartune run $space $args --gpus all --no-emit --shard \$SLURM_ARRAY_TASK_ID/$shards \
---results $out/\$SLURM_ARRAY_TASK_ID --cache $out/cache-\$SLURM_ARRAY_TASK_ID"
+# Paths go into the jobs' command lines quoted (%q), so spaces survive.
+q() { printf '%q' "$1"; }
+task="$(q "$bartune") run $(q "$space") $args --gpus all --no-emit --shard \$SLURM_ARRAY_TASK_ID/$shards \
+--results $(q "$out")/\$SLURM_ARRAY_TASK_ID --cache $(q "$out")/cache-\$SLURM_ARRAY_TASK_ID"
 array=$(sbatch --parsable --job-name="bartune-$name" --array="0-$((shards - 1))" \
     --output="$out/%a.log" "$@" --wrap="$task")
 array=${array%%;*}
 # One merge per device key found among the shards (nodes of several kinds
 # give several keys), then the headers for all of them.
-merge="set -e; for key in \$(ls -d $out/[0-9]*/*/ | xargs -n1 basename | sort -u); do \
-$bartune merge $out/[0-9]*/\$key/$name.jsonl $margs; done; $bartune emit $space $margs"
+merge="set -e; for key in \$(ls -d $(q "$out")/[0-9]*/*/ | xargs -n1 basename | sort -u); do \
+$(q "$bartune") merge $(q "$out")/[0-9]*/\$key/$(q "$name").jsonl $margs; done; \
+$(q "$bartune") emit $(q "$space") $margs"
 final=$(sbatch --parsable --job-name="bartune-$name-merge" --dependency="afterok:$array" \
     --output="$out/merge.log" "$@" --wrap="$merge")
 echo "slurm-tune: array job $array ($shards shards) and merge job ${final%%;*}; logs in $out/"
