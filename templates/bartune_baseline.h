@@ -11,7 +11,11 @@
  * buffer's device pointer (as a void *), a size or scalar in its declared C
  * type. Enqueue the work on `stream` (the runner's events time it there)
  * and return 0, or nonzero after writing a message into error. The runner's
- * CUDA context is current on the calling thread. */
+ * CUDA context is current on the calling thread.
+ *
+ * It runs inside the runner, trusted like the CPU reference: both are part
+ * of the problem's definition, written by its author, not variants under
+ * test (those are checked as hostile: see the README). */
 #ifndef BARTUNE_BASELINE_H
 #define BARTUNE_BASELINE_H
 

@@ -186,7 +186,7 @@ static bool take_answer(runner_client *r, runner_result *result, json_t **answer
 /* The runner closed its end: it has ended (or is about to). */
 static void ended(runner_client *r, json_t **answer) {
     int st = 0;
-    while (!proc_poll(r->pid, &st))
+    while (r->pid > 0 && !proc_poll(r->pid, &st))
         usleep(1000);
     char why[64];
     char *msg = xasprintf("the runner ended without answering (%s)", proc_describe(st, why));
