@@ -10,11 +10,12 @@ space {
 }
 
 local split = function(c) return c.loaders == "producers" end
--- Who fills the stages: "all" warps (the classic kernel; __syncthreads only)
+-- Producers: through registers, cp.async, or bulk copies with transaction
+-- counts (sm_90, with mbarrier). Who fills the stages: "all" warps (the classic kernel; __syncthreads only)
 -- or producer warps beside the consumer warps (warp-specialised).
 param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("loaders", { "all", "producers" }, { when = function(c) return c.barrier == "syncthreads" end })
-param("producer", { "regs", "cp_async" })
+param("producer", { "regs", "cp_async", "bulk" })
 param("producer_warps", { 1, 2, 4 }, { when = function(c) return c.barrier ~= "syncthreads" or split(c) end })
 param("bm", { 64, 128 })          -- block tile of C: bm x bn
 param("bn", { 64, 128 })
@@ -43,7 +44,8 @@ derive(function(c, dev)
     c.empty_count = c.consumer_threads // 32
   end
   local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
-  c.min_cc = math.max(needs[c.barrier], c.producer == "cp_async" and 80 or 70)
+  local producer_needs = { regs = 70, cp_async = 80, bulk = 90 }
+  c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer])
 end)
 
 -- One block per tile of C; what the runner launches is what the header does.
@@ -65,6 +67,9 @@ constraint("two blocks per SM fit the shared memory and threads", function(c, de
 end)
 constraint("two blocks per SM leave registers for the accumulators and fragments (2 tm tn)", function(c, dev)
   return c.min_blocks == 1 or dev.regs_per_sm // (2 * c.threads) >= 2 * c.tm * c.tn
+end)
+constraint("bulk copies complete on an mbarrier transaction count, into an m-major stage", function(c)
+  return c.producer ~= "bulk" or (c.barrier == "mbarrier" and c.a_layout == "m")
 end)
 constraint("named barrier ids 1..15: two per stage", function(c)
   return c.barrier ~= "named" or 2 * c.stages <= 15

@@ -31,8 +31,9 @@ check() {
 }
 i=0
 for kind in "${kinds[@]}"; do
-    for producer in regs cp_async; do
+    for producer in regs cp_async bulk; do
         for layout in k m; do
+            case $producer/$kind/$layout in bulk/*mbarrier*/m) ;; bulk/*) continue ;; esac
             stages=3
             [ $producer = regs ] && stages=2
             sel="$kind producer=$producer a_layout=$layout bm=128 bn=64 bk=16 tm=8 tn=8 stages=$stages pad=4 raster=grouped min_blocks=1"
@@ -43,10 +44,11 @@ for kind in "${kinds[@]}"; do
                 "$nvcc" -cubin -arch=$arch -std=c++17 -O3 -o "$tmp/$i.$arch.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||
                     { echo "nvcc $arch: $sel"; cat "$tmp/$i.log"; fail=1; }
             done
-            [ $layout = k ] || continue # the PTX of a kind does not hang on the layout
+            [ $layout = k ] || [ $producer = bulk ] || continue # the PTX of a kind does not hang on the layout
             "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
             case $producer in
-            cp_async) check "$sel" "$tmp/$i.ptx" 'cp\.async' ;;
+            bulk) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk' 'expect_tx' ;;
+            cp_async) check "$sel" "$tmp/$i.ptx" 'cp\.async' -- 'cp\.async\.bulk' ;;
             regs) check "$sel" "$tmp/$i.ptx" -- 'cp\.async' ;;
             esac
             case $kind in

@@ -60,7 +60,7 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-//% if loaders ~= "all" then
+//% if loaders ~= "all" and producer == "cp_async" then
 // A producer's share of k-tile kt into stage s; the stage is signalled full
 // when the copies have landed: by the copies themselves on an mbarrier
 // (noinc: this thread's arrival is one of the kFullCount the barrier
