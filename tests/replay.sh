@@ -31,5 +31,22 @@ for st in ils ga random exhaustive; do
     exhaustive) check exhaustive 2 60 30 ;;
     esac
 done
-[ $fail = 0 ] && echo "every strategy within its thresholds"
+# records at two size tuples are two landscapes: replayed each in turn, or
+# the one --size picks; a size the records lack is an error
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$tmp_out"' EXIT
+sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
+for n in 1000 2000; do
+    FAKE_RUNNER_VARY=1 FAKE_RUNNER_DELAY=0.01 "$bartune" run gen/pipeline.lua $sel --size n=$n \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/r" --kernels "$tmp/k" --cache "$tmp/c" \
+        --no-emit >/dev/null 2>&1 || { echo "fake run at n=$n failed"; fail=1; }
+done
+two=$(echo "$tmp"/r/*/pipeline.jsonl)
+"$bartune" replay gen/pipeline.lua --records "$two" --seeds 3 --budget 20 >"$tmp_out" 2>&1 || { cat "$tmp_out"; fail=1; }
+[ "$(grep -c ' at n=' "$tmp_out")" = 2 ] || { echo "two sizes, not two landscapes:"; cat "$tmp_out"; fail=1; }
+"$bartune" replay gen/pipeline.lua --records "$two" --seeds 3 --budget 20 --size n=2000 >"$tmp_out" 2>&1 || fail=1
+[ "$(grep -c ' at n=2000' "$tmp_out")" = 1 ] && ! grep -q ' at n=1000' "$tmp_out" || { echo "--size n=2000:"; cat "$tmp_out"; fail=1; }
+"$bartune" replay gen/pipeline.lua --records "$two" --size n=5 >"$tmp_out" 2>&1
+[ $? = 3 ] && grep -q "no records at the --size values" "$tmp_out" || { echo "--size n=5:"; cat "$tmp_out"; fail=1; }
+[ $fail = 0 ] && echo "every strategy within its thresholds; one landscape per size tuple"
 exit $fail

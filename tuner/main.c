@@ -124,10 +124,12 @@ static const struct command commands[] = {
      false},
     {"replay", cmd_replay, true,
      "usage: bartune replay SPACE --records FILE [--strategy NAME] [--seeds N] [--budget N]\n"
+     "                      [--size K=V...]\n"
      "Runs a search strategy (gen/lib/strategies/NAME.lua, default ils) against recorded\n"
      "results with no GPU, for seeds 1..N (default 30), and prints how many measured\n"
      "configurations it needed to come within 1, 2 and 5% of the recorded best, and its\n"
-     "best after 50, 100, 200 and 500 (budget default 500).\n",
+     "best after 50, 100, 200 and 500 (budget default 500). Each size tuple of the records\n"
+     "is a landscape of its own: each is replayed in turn, or those --size picks.\n",
      false},
 };
 

@@ -58,6 +58,56 @@ static void print_at(json_t *runs) {
     printf("  (median over seeds, above the recorded best)\n");
 }
 
+/* Does the size tuple hold every --size k=v given? */
+static bool sizes_match(const options *o, json_t *sizes) {
+    for (int i = 0; i < o->n_sizes; i++) {
+        json_t *v = json_object_get(sizes, o->sizes[i].name);
+        if (!json_is_integer(v) || json_integer_value(v) != o->sizes[i].value) return false;
+    }
+    return true;
+}
+
+/* One size tuple's landscape replayed; its summary printed. */
+static bool replay_at(space *s, const options *o, json_t *recs, json_t *sizes, const char *text,
+                      const char *chunkname) {
+    device_info d;
+    record_device(json_array_get(recs, 0), &d);
+    char *err = NULL;
+    json_t *at = results_at(recs, sizes);
+    json_t *res = space_replay(s, &d, at, text, chunkname, o->seeds, o->budget, &err);
+    json_decref(at);
+    char *where = sizes_describe(sizes);
+    if (!res) {
+        msg_error("%s (records at %s)", err, where);
+        free(err);
+        free(where);
+        return false;
+    }
+    json_t *runs = json_object_get(res, "runs");
+    printf("%s on %s at %s: %lld candidates (%lld ok), best %.4f ms; %d seeds, budget %d measured "
+           "configurations\n",
+           chunkname + 1, o->records, where,
+           (long long)json_integer_value(json_object_get(res, "candidates")),
+           (long long)json_integer_value(json_object_get(res, "ok")),
+           json_number_value(json_object_get(res, "best")), o->seeds, o->budget);
+    free(where);
+    print_within(runs, "1");
+    print_within(runs, "2");
+    print_within(runs, "5");
+    int comp[1024], n = 0;
+    json_t *r;
+    size_t i;
+    json_array_foreach(runs, i, r) {
+        json_t *v = json_object_get(r, "compiled_at_2");
+        if (json_is_integer(v) && n < 1024) comp[n++] = (int)json_integer_value(v);
+    }
+    qsort(comp, (size_t)n, sizeof *comp, cmp_int);
+    if (n) printf("  variants compiled to get within 2%%: median %d\n", comp[n / 2]);
+    print_at(runs);
+    json_decref(res);
+    return true;
+}
+
 int cmd_replay(const options *o) {
     if (!o->records) {
         msg_error("replay needs --records FILE (a results file of the space)");
@@ -67,7 +117,7 @@ int cmd_replay(const options *o) {
     if (!s) return EXIT_INPUT;
     int dropped, rc = EXIT_OK;
     char *err = NULL, *chunkname = NULL;
-    json_t *recs = results_load(o->records, NULL, &dropped, &err), *res = NULL;
+    json_t *recs = results_load(o->records, NULL, &dropped, &err);
     char *text = recs ? strategy_load(o, &chunkname) : NULL;
     if (!recs) msg_error("%s", err);
     if (!recs || !text) rc = EXIT_INPUT;
@@ -75,41 +125,23 @@ int cmd_replay(const options *o) {
         msg_error("%s holds no records", o->records);
         rc = EXIT_INPUT;
     }
-    if (rc == EXIT_OK) {
-        device_info d;
-        record_device(json_array_get(recs, 0), &d);
-        res = space_replay(s, &d, recs, text, chunkname, o->seeds, o->budget, &err);
-        if (!res) {
-            msg_error("%s", err);
-            rc = EXIT_INPUT;
-        }
+    /* A landscape is one size tuple: each in turn, or those --size picks. */
+    json_t *all = rc == EXIT_OK ? results_sizes(recs) : json_array(), *sizes;
+    size_t i;
+    int replayed = 0;
+    json_array_foreach(all, i, sizes) {
+        if (rc != EXIT_OK || !sizes_match(o, sizes)) continue;
+        if (!replay_at(s, o, recs, sizes, text, chunkname)) rc = EXIT_INPUT;
+        replayed++;
     }
-    if (res) {
-        json_t *runs = json_object_get(res, "runs");
-        printf("%s on %s: %lld candidates (%lld ok), best %.4f ms; %d seeds, budget %d measured "
-               "configurations\n",
-               chunkname + 1, o->records,
-               (long long)json_integer_value(json_object_get(res, "candidates")),
-               (long long)json_integer_value(json_object_get(res, "ok")),
-               json_number_value(json_object_get(res, "best")), o->seeds, o->budget);
-        print_within(runs, "1");
-        print_within(runs, "2");
-        print_within(runs, "5");
-        int comp[1024], n = 0;
-        json_t *r;
-        size_t i;
-        json_array_foreach(runs, i, r) {
-            json_t *v = json_object_get(r, "compiled_at_2");
-            if (json_is_integer(v) && n < 1024) comp[n++] = (int)json_integer_value(v);
-        }
-        qsort(comp, (size_t)n, sizeof *comp, cmp_int);
-        if (n) printf("  variants compiled to get within 2%%: median %d\n", comp[n / 2]);
-        print_at(runs);
+    if (rc == EXIT_OK && !replayed) {
+        msg_error("%s holds no records at the --size values given", o->records);
+        rc = EXIT_INPUT;
     }
+    json_decref(all);
     free(err);
     free(text);
     free(chunkname);
-    json_decref(res);
     json_decref(recs);
     space_close(s);
     return rc;

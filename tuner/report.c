@@ -67,7 +67,9 @@ static int write_landscape(space *s, json_t *recs, json_t *sizes, const char *di
 }
 
 /* curve_<strategy>.dat from a replay of 30 seeds with a budget of 300. */
-static bool write_curves(space *s, const options *o, json_t *recs, const char *dir) {
+static bool write_curves(space *s, const options *o, json_t *all, json_t *sizes, const char *dir) {
+    json_t *recs = results_at(all, sizes); /* a landscape is one size tuple */
+    bool ok = true;
     device_info d;
     record_device(json_array_get(recs, 0), &d);
     for (size_t k = 0; k < sizeof STRATEGIES / sizeof STRATEGIES[0]; k++) {
@@ -80,7 +82,8 @@ static bool write_curves(space *s, const options *o, json_t *recs, const char *d
         if (!res) {
             if (err) msg_error("%s", err);
             free(err);
-            return false;
+            ok = false;
+            break;
         }
         char *path = xasprintf("%s/curve_%s.dat", dir, STRATEGIES[k]);
         FILE *f = fopen(path, "w");
@@ -93,7 +96,8 @@ static bool write_curves(space *s, const options *o, json_t *recs, const char *d
         if (f) fclose(f);
         json_decref(res);
     }
-    return true;
+    json_decref(recs);
+    return ok;
 }
 
 static char *gnuplot_string(const char *text) {
@@ -224,8 +228,8 @@ static bool report_file(space *s, const options *o, const char *path, const char
     char *dir = mkdtemp(tmpl);
     json_t *all = results_sizes(recs), *groups = json_object();
     json_t *sizes = json_array_get(all, 0);
-    bool ok =
-        dir && write_landscape(s, recs, sizes, dir, groups) > 0 && write_curves(s, o, recs, dir);
+    bool ok = dir && write_landscape(s, recs, sizes, dir, groups) > 0 &&
+              write_curves(s, o, recs, sizes, dir);
     char *base = path_join(out_dir, "report");
     if (ok) {
         json_t *host;

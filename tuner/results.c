@@ -226,6 +226,14 @@ json_t *results_sizes(json_t *records) {
     return out;
 }
 
+json_t *results_at(json_t *records, json_t *sizes) {
+    json_t *out = json_array(), *rec;
+    size_t i;
+    json_array_foreach(records, i, rec) if (json_equal(json_object_get(rec, "sizes"), sizes))
+        json_array_append(out, rec);
+    return out;
+}
+
 int results_each_device(const char *dir, const char *space, bool keep_going,
                         bool (*fn)(void *ctx, const char *key, const char *path), void *ctx,
                         bool *ok) {

@@ -43,5 +43,7 @@ int results_each_device(const char *dir, const char *space, bool keep_going,
                         bool *ok);
 /* The size tuples the records are at, in order of first appearance. */
 json_t *results_sizes(json_t *records);
+/* The records at one size tuple (a new array). */
+json_t *results_at(json_t *records, json_t *sizes);
 
 #endif
