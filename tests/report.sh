@@ -36,3 +36,16 @@ grep -q "^  best barrier=syncthreads " "$tmp/bench" || { echo "bench has no best
 "$bartune" report gen/sgemm.lua --results "$tmp/rs" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 grep -q "cuBLAS SGEMM (bench)" "$tmp"/rs/*/report.svg || { echo "the report draws no cuBLAS line"; exit 1; }
 echo "bench times the problem's host baseline and the report draws it"
+# records at two size tuples: a report for each
+sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
+for n in 1000 2000; do
+    FAKE_RUNNER_VARY=1 FAKE_RUNNER_DELAY=0.01 "$bartune" run gen/pipeline.lua $sel --size n=$n \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/two" --kernels "$tmp/k" --cache "$tmp/c" \
+        --no-emit >/dev/null 2>&1 || { echo "fake run at n=$n failed"; exit 1; }
+done
+"$bartune" report gen/pipeline.lua --results "$tmp/two" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+for f in report.svg report-n2000.svg; do
+    [ -s "$tmp"/two/*/$f ] || { echo "no $f for records at two sizes: $(ls "$tmp"/two/*)"; exit 1; }
+done
+grep -q "at n=2000" "$tmp"/two/*/report-n2000.svg || { echo "report-n2000.svg is not at n=2000"; exit 1; }
+echo "one report per size tuple"

@@ -214,23 +214,34 @@ static double saved_bench(space *s, const char *dir, json_t *sizes, json_t **hos
     return ms;
 }
 
-static bool report_file(space *s, const options *o, const char *path, const char *out_dir) {
-    int dropped;
-    char *err = NULL;
-    json_t *recs = results_load(path, NULL, &dropped, &err);
-    if (!recs || !json_array_size(recs)) {
-        msg_error("%s", recs ? "no records" : err);
-        free(err);
-        json_decref(recs);
-        return false;
-    }
+/* report.svg/png for the first size tuple, report-<sizes>.svg/png for each
+ * other: "M=1024 N=1024" -> "report-M1024-N1024". */
+static char *report_base(const char *out_dir, json_t *sizes, bool first) {
+    if (first) return path_join(out_dir, "report");
+    char *at = sizes_describe(sizes);
+    strbuf b = {0};
+    sb_printf(&b, "%s/report-", out_dir);
+    for (const char *p = at; *p; p++)
+        if (*p == ' ')
+            sb_printf(&b, "-");
+        else if (*p != '=')
+            sb_printf(&b, "%c",
+                      (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+                              (*p >= 'A' && *p <= 'Z') || *p == '_'
+                          ? *p
+                          : '_');
+    free(at);
+    return sb_take(&b);
+}
+
+/* One size tuple's report: data files in a temporary folder, then gnuplot. */
+static bool report_at(space *s, const options *o, json_t *recs, json_t *sizes, const char *out_dir,
+                      const char *base) {
     char tmpl[] = "/tmp/bartune-report-XXXXXX";
     char *dir = mkdtemp(tmpl);
-    json_t *all = results_sizes(recs), *groups = json_object();
-    json_t *sizes = json_array_get(all, 0);
+    json_t *groups = json_object();
     bool ok = dir && write_landscape(s, recs, sizes, dir, groups) > 0 &&
               write_curves(s, o, recs, sizes, dir);
-    char *base = path_join(out_dir, "report");
     if (ok) {
         json_t *host;
         double floor_ms = saved_bench(s, out_dir, sizes, &host);
@@ -257,8 +268,28 @@ static bool report_file(space *s, const options *o, const char *path, const char
         }
         free(cmd);
     }
-    free(base);
     json_decref(groups);
+    return ok;
+}
+
+static bool report_file(space *s, const options *o, const char *path, const char *out_dir) {
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, NULL, &dropped, &err);
+    if (!recs || !json_array_size(recs)) {
+        msg_error("%s", recs ? "no records" : err);
+        free(err);
+        json_decref(recs);
+        return false;
+    }
+    json_t *all = results_sizes(recs), *sizes;
+    size_t i;
+    bool ok = true;
+    json_array_foreach(all, i, sizes) {
+        char *base = report_base(out_dir, sizes, i == 0);
+        ok = report_at(s, o, recs, sizes, out_dir, base) && ok;
+        free(base);
+    }
     json_decref(all);
     json_decref(recs);
     return ok;
