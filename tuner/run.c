@@ -136,6 +136,11 @@ static int run_key(run_ctx *c, json_t *sizes, json_t *instances) {
     char **sources = NULL;
     int rc = EXIT_OK;
     if (!session_variants(c->s, o, &g0->dev, &vs)) rc = EXIT_INPUT;
+    if (rc == EXIT_OK && !o->strategy && vs.count > 5000)
+        fprintf(stderr,
+                "bartune: note: measuring all %d variants (nvcc takes about a second each per "
+                "core); --strategy ils --budget 10m searches instead\n",
+                vs.count);
     /* Measuring everything renders everything first (a template error leaves
      * results/ untouched); a strategy renders what it asks for, when it asks
      * (a space of 60k variants would take minutes). */
@@ -155,11 +160,6 @@ static int run_key(run_ctx *c, json_t *sizes, json_t *instances) {
                 "results in %s\n",
                 space_name(c->s), g0->dev.name, g0->key, c->n_lanes, c->n_lanes > 1 ? "s" : "",
                 vs.count, json_array_size(sizes), c->store.path);
-        if (!o->strategy && vs.count > 5000)
-            fprintf(stderr,
-                    "bartune: note: measuring all %d variants (nvcc takes about a second each per "
-                    "core); --strategy ils --budget 10m searches instead\n",
-                    vs.count);
         c->vs = &vs;
         c->sources = sources;
         rc = run_all(c, sizes, instances);
