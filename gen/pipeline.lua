@@ -89,12 +89,7 @@ end)
 -- The seed's kernels, shown beside the best in every report: as the lesson
 -- writes them, and bartune's one-barrier lockstep at the same shape.
 local seed = { producer = "regs", stages = 2, tile = 1024, vec = 4, cvec = 1 }
-local function at(t)
-  local c = {}
-  for k, v in pairs(seed) do c[k] = v end
-  for k, v in pairs(t) do c[k] = v end
-  return c
-end
+local function at(t) return merged(seed, t) end
 baseline("seed __syncthreads 4+4", at({ barrier = "syncthreads", form = "seed", producer_warps = 4, consumer_warps = 4 }))
 baseline("seed cuda::barrier 4+4", at({ barrier = "cuda_barrier", form = "seed", producer_warps = 4, consumer_warps = 4 }))
 baseline("seed __syncthreads 2+6", at({ barrier = "syncthreads", form = "seed", producer_warps = 2, consumer_warps = 6 }))

@@ -85,12 +85,7 @@ baseline("classic 128x128x8 (all warps, registers)", { barrier = "syncthreads", 
   pad = 4, raster = "row", min_blocks = 1 })
 local seed = { producer = "regs", producer_warps = 4, bm = 128, bn = 64, bk = 16, tm = 8, tn = 8,
   stages = 2, a_layout = "k", pad = 4, raster = "row", min_blocks = 1 }
-local function at(t)
-  local c = {}
-  for k, v in pairs(seed) do c[k] = v end
-  for k, v in pairs(t) do c[k] = v end
-  return c
-end
+local function at(t) return merged(seed, t) end
 baseline("seed shape 4+4, __syncthreads", at({ barrier = "syncthreads", loaders = "producers" }))
 baseline("seed shape 4+4, cuda::barrier", at({ barrier = "cuda_barrier" }))
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).

@@ -3,12 +3,7 @@
 # a configuration whose first timed launch is over F x the best so far is
 # recorded ok on that one launch, flagged; the best is never one of them;
 # --reject 0 times everything fully.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 run() { # NAME FACTOR
     FAKE_RUNNER_VARY=1 FAKE_RUNNER_DELAY=0.01 "$bartune" run gen/pipeline.lua $sel --size n=1000 \

@@ -3,12 +3,7 @@
 # record what one GPU would; a GPU whose runner keeps dying is restarted on
 # its own while the others go on; mixed cards each get their own results;
 # bad GPU lists are refused.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4 blocks_per_sm=2"
 run() { # NAME [ARGS...]: exit status in $rc
     name=$1

@@ -4,12 +4,7 @@
 # is idempotent, refuses a foreign device key (writing nothing), and emit
 # works from its output. Then tools/slurm-tune.sh through a stand-in sbatch
 # that runs the array's tasks and the merge job here, in order.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 export FAKE_RUNNER_DELAY=0.01
 run() { # NAME [ARGS...]

@@ -3,12 +3,7 @@
 # configurations is kept, only the variants asked for are compiled, the same
 # seed asks the same candidates in the same order, another seed does not,
 # and a time budget ends the run.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 run() { # DIR SEED BUDGET
     "$bartune" run gen/pipeline.lua --strategy ils --budget "$3" --seed "$2" --size n=1000 \
         --runner "$root/tests/fake_runner.sh" --results "$tmp/$1/r" --kernels "$tmp/$1/k" \

@@ -158,6 +158,14 @@ function M.load(text, chunkname, read, read_problem)
       if S.geometry then error("launch() is declared twice", 2) end
       S.geometry = fn
     end,
+    -- merged(a, b): a new table with a's pairs, then b's (for baselines
+    -- that differ from a common configuration in a few values)
+    merged = function(a, b)
+      local out = {}
+      for k, v in pairs(a) do out[k] = v end
+      for k, v in pairs(b) do out[k] = v end
+      return out
+    end,
     baseline = config_table("baseline"),
     portable = config_table("portable"),
   }
