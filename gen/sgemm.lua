@@ -27,6 +27,10 @@ param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major 
 param("pad", { 0, 4 })            -- floats after each row of A's stage
 param("raster", { "row", "grouped" })
 param("min_blocks", { 1, 2 })    -- blocks per SM the registers must allow (__launch_bounds__)
+-- split-K (sm_90): a cluster of `split` blocks shares one tile of C, each
+-- over 1/split of K, their sums added in the first block's shared memory
+-- (distributed shared memory); for the tall-K shapes, where tiles are few
+param("split", { 1, 2, 4, 8 }, { when = function(c) return c.raster == "row" and c.min_blocks == 1 end })
 
 derive(function(c, dev)
   -- the template reads loaders everywhere: the warp-specialised kinds have producers
@@ -35,7 +39,10 @@ derive(function(c, dev)
   c.threads = c.consumer_threads + (c.loaders == "producers" and 32 * c.producer_warps or 0)
   c.bar_area = (c.barrier == "cuda_barrier" or c.barrier == "mbarrier") and 512 or 0
   local a_stage = c.a_layout == "k" and c.bk * (c.bm + c.pad) or c.bm * (c.bk + c.pad)
-  c.smem_bytes = c.bar_area + c.stages * (a_stage + c.bk * c.bn) * 4
+  local stages_bytes = c.stages * (a_stage + c.bk * c.bn) * 4
+  -- split-K: the first block of a cluster sums the tile in its stages' place
+  local sum_bytes = (c.split or 1) > 1 and c.bm * c.bn * 4 or 0
+  c.smem_bytes = c.bar_area + math.max(stages_bytes, sum_bytes)
   if c.barrier == "mbarrier" then
     -- each producer thread arrives on full[s]; one lane per consumer warp on
     -- empty[s] (per-thread release was no faster in the pipeline space)
@@ -45,12 +52,12 @@ derive(function(c, dev)
   end
   local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
   local producer_needs = { regs = 70, cp_async = 80, bulk = 90 }
-  c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer])
+  c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer], (c.split or 1) > 1 and 90 or 70)
 end)
 
 -- One block per tile of C; what the runner launches is what the header does.
 launch(function(c, s, dev)
-  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) }, block = { c.threads },
+  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.split or 1 }, block = { c.threads },
            smem = c.smem_bytes, min_cc = c.min_cc }
 end)
 
@@ -82,13 +89,13 @@ end)
 -- seed's two kernels at its 4 + 4-warp shape (128 consumer threads).
 baseline("classic 128x128x8 (all warps, registers)", { barrier = "syncthreads", loaders = "all",
   producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, stages = 2, a_layout = "k",
-  pad = 4, raster = "row", min_blocks = 1 })
+  pad = 4, raster = "row", min_blocks = 1, split = 1 })
 local seed = { producer = "regs", producer_warps = 4, bm = 128, bn = 64, bk = 16, tm = 8, tn = 8,
-  stages = 2, a_layout = "k", pad = 4, raster = "row", min_blocks = 1 }
+  stages = 2, a_layout = "k", pad = 4, raster = "row", min_blocks = 1, split = 1 }
 local function at(t) return merged(seed, t) end
 baseline("seed shape 4+4, __syncthreads", at({ barrier = "syncthreads", loaders = "producers" }))
 baseline("seed shape 4+4, cuda::barrier", at({ barrier = "cuda_barrier" }))
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).
 portable("portable", { barrier = "syncthreads", loaders = "all", producer = "regs", bm = 64,
   bn = 64, bk = 8, tm = 4, tn = 4, stages = 2, a_layout = "k", pad = 4, raster = "row",
-  min_blocks = 1 })
+  min_blocks = 1, split = 1 })

@@ -8,6 +8,9 @@
 // Variant: $(describe)
 #include <cstdint>
 #include <cuda_runtime.h>
+//% if (split or 1) > 1 then
+#include <cooperative_groups.h>
+//% end
 //% if barrier == "cuda_barrier" then
 #include <cuda/barrier>
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -31,7 +34,18 @@ namespace $(ns) {
 
 #endif  // arch guard
 
-$(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks))
+//% if (split or 1) > 1 then
+// a cluster of kSplit blocks along z shares a tile (compile-time, so a plain
+// launch keeps it); clusters exist from sm_90, below it the kernel is a stub
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define BARTUNE_CLUSTER __cluster_dims__(1, 1, $(split))
+#else
+#define BARTUNE_CLUSTER
+#endif
+//% else
+#define BARTUNE_CLUSTER
+//% end
+$(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks)) BARTUNE_CLUSTER
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)

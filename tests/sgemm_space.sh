@@ -60,5 +60,18 @@ for kind in "${kinds[@]}"; do
         done
     done
 done
+# split-K: a cluster of blocks per tile, summed in distributed shared memory
+for kind in "barrier=syncthreads loaders=all producer=cp_async a_layout=k stages=3" \
+    "barrier=mbarrier producer_warps=2 producer=bulk a_layout=m stages=3"; do
+    i=$((i + 1))
+    sel="$kind bm=128 bn=64 bk=16 tm=8 tn=8 pad=4 raster=row min_blocks=1 split=4"
+    "$bartune" render gen/sgemm.lua $sel >"$tmp/$i.cu" 2>"$tmp/$i.err" || { echo "render $sel: $(cat "$tmp/$i.err")"; fail=1; continue; }
+    for arch in sm_90 sm_80; do
+        "$nvcc" -cubin -arch=$arch -std=c++17 -O3 -o "$tmp/$i.$arch.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||
+            { echo "nvcc $arch: $sel"; cat "$tmp/$i.log"; fail=1; }
+    done
+    "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
+    check "$sel" "$tmp/$i.ptx" 'reqnctapercluster 1, 1, 4' 'barrier\.cluster\.wait' 'mapa'
+done
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail

@@ -285,13 +285,35 @@ local MAX_COMBINATIONS = 250000
 -- order, as { params = {{name, value}...}, derived = {{name, value}...},
 -- launches = { {{name, value}...}, ... } }, plus how many each constraint
 -- rejected and how many combinations there were.
+-- Whether the walk below stays within MAX_COMBINATIONS: the same walk over
+-- `when` alone (no derive, no constraints), stopped as soon as it has seen
+-- too many combinations or visited too many partial ones.
+local function too_many(S, only)
+  local leaves, visits, c = 0, 0, {}
+  local function walk(i)
+    visits = visits + 1
+    if leaves > MAX_COMBINATIONS or visits > 20 * MAX_COMBINATIONS then return end
+    if i > #S.params then leaves = leaves + 1 return end
+    local p = S.params[i]
+    if not applies(S, p, c) then
+      if only[p.name] == nil then walk(i + 1) end
+      return
+    end
+    for _, val in ipairs(only[p.name] ~= nil and { only[p.name] } or p.values) do
+      c[p.name] = val
+      walk(i + 1)
+    end
+    c[p.name] = nil
+  end
+  walk(1)
+  return leaves > MAX_COMBINATIONS or visits > 20 * MAX_COMBINATIONS
+end
+
 function M.variants(S, dev, overrides)
   local only = parse_overrides(S, overrides)
-  local upto = 1
-  for _, p in ipairs(S.params) do upto = upto * (only[p.name] ~= nil and 1 or #p.values) end
-  if upto > MAX_COMBINATIONS then
-    error(string.format("%s: up to %.0f combinations, more than the %d bartune expands; narrow the space with k=v, when or fewer values",
-      S.file, upto, MAX_COMBINATIONS), 0)
+  if too_many(S, only) then
+    error(string.format("%s: too many combinations, more than the %d bartune expands; narrow the space with k=v, when or fewer values",
+      S.file, MAX_COMBINATIONS), 0)
   end
   local out, rejected, total = {}, {}, 0
   local c = {}

@@ -19,7 +19,10 @@ constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
 constexpr int kBarArea = $(bar_area);  // bytes of barrier objects before the stages
 constexpr int kSmemBytes = $(smem_bytes);
 constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // tile rows per L2 group; 0: plain
-static_assert(kSmemBytes == kBarArea + kStages * (kAStage + kBStage) * 4,
+constexpr int kSplit = $(split or 1);  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
+constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
+static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
               "space and template disagree on shared memory");
 static_assert(kConsumerThreads % 32 == 0, "consumers are whole warps");
 static_assert(kBK % 4 == 0 && kTM % 4 == 0 && kTN % 4 == 0 && kAStride % 4 == 0,
@@ -38,7 +41,8 @@ struct Gemm {
     const float* __restrict__ B;
     float* __restrict__ C;
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
-    int m0, n0, ktiles;        // this block's tile, the k-tiles to go through
+    int m0, n0;                // this block's tile of C
+    int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
 };
 
 // This block's tile: row-major over the grid, or in groups of kGroup tile
@@ -63,8 +67,11 @@ __device__ __forceinline__ bool vec_ok(const float* p, int ld) {
 
 __device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
                                           const float* B, int ldb, float beta, float* C, int ldc) {
+    const int total = (K + kBK - 1) / kBK, per = (total + kSplit - 1) / kSplit;
+    const int kt0 = kSplit > 1 ? (int)blockIdx.z * per : 0;
+    const int count = kSplit > 1 ? max(0, min(per, total - kt0)) : total;
     Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
-           vec_ok(C, ldc), 0, 0, (K + kBK - 1) / kBK};
+           vec_ok(C, ldc), 0, 0, kt0, count};
     int tm, tn;
     tile_of(tm, tn);
     g.m0 = tm * kBM;

@@ -76,3 +76,43 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
         }
     }
 }
+
+// The tile's end: stored by each consumer (ctid >= 0); under split-K the
+// blocks of the cluster (every thread, producers too, takes part in the
+// cluster barriers) first add their sums into the first block's shared
+// memory, where its stages were, and only the first block stores.
+__device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
+                                            float (&acc)[kTM][kTN]) {
+//% if (split or 1) == 1 then
+    (void)smem;
+    if (ctid >= 0) store_tile(g, ctid, acc);
+//% else
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    float* sums = reinterpret_cast<float*>(smem + kBarArea);
+    const bool first = cluster.block_rank() == 0;
+    const int tcol = ctid % (kBN / kTN), trow = ctid / (kBN / kTN);
+    cluster.sync();  // every block is done with its stages: the first block's become `sums`
+    if (first && ctid >= 0)
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; ++j) sums[row_of(trow, i) * kBN + col_of(tcol, j)] = acc[i][j];
+    cluster.sync();
+    if (!first && ctid >= 0) {
+        float* into = cluster.map_shared_rank(sums, 0);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; ++j) atomicAdd(into + row_of(trow, i) * kBN + col_of(tcol, j), acc[i][j]);
+    }
+    cluster.sync();  // all sums are in; the other blocks may end
+    if (first && ctid >= 0) {
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; ++j) acc[i][j] = sums[row_of(trow, i) * kBN + col_of(tcol, j)];
+        store_tile(g, ctid, acc);
+    }
+//% end
+}

@@ -19,7 +19,7 @@ __device__ __forceinline__ void bulk_row(float* dst, const float* src, uint32_t 
 __device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
     float* As = a_stage(smem, s);
     float* Bs = b_stage(smem, s);
-    const int k0 = kt * kBK;
+    const int k0 = (g.kt0 + kt) * kBK;
     const uint32_t bar = full_bar(smem, s);
     const bool whole = g.a_vec && g.b_vec && g.m0 + kBM <= g.M && g.n0 + kBN <= g.N && k0 + kBK <= g.K;
     if (!whole) {

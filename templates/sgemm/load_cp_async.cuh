@@ -32,7 +32,7 @@ __device__ __forceinline__ void copy4(float* dst, int step, const float* row, co
 }
 
 __device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
-    const int k0 = kt * kBK;
+    const int k0 = (g.kt0 + kt) * kBK;
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;

@@ -33,7 +33,7 @@ __device__ __forceinline__ void b_unit(int u, int& kr, int& nq) {
 }
 
 __device__ __forceinline__ void fetch(const Gemm& g, int kt, int ptid, Fetched& f) {
-    const int k0 = kt * kBK;
+    const int k0 = (g.kt0 + kt) * kBK;
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;

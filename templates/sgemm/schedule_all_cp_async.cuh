@@ -17,5 +17,5 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
         cp_async_commit();
         compute_tile(a_stage(smem, kt % kStages), b_stage(smem, kt % kStages), tid, acc);
     }
-    store_tile(g, tid, acc);
+    finish_tile(g, smem, tid, acc);
 }

@@ -18,5 +18,5 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
         if (more) stash(f, a_stage(smem, (kt + 1) & 1), b_stage(smem, (kt + 1) & 1), tid);
         __syncthreads();
     }
-    store_tile(g, tid, acc);
+    finish_tile(g, smem, tid, acc);
 }

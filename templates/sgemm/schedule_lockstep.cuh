@@ -14,5 +14,5 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
         }
         __syncthreads();  // uniform: every thread runs the same number of steps
     }
-    if (tid >= kProducerThreads) store_tile(g, tid - kProducerThreads, acc);
+    finish_tile(g, smem, tid >= kProducerThreads ? tid - kProducerThreads : -1, acc);
 }

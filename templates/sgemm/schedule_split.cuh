@@ -7,6 +7,7 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
     const int tid = threadIdx.x;
     if (tid == 0) sync_init(smem);
     __syncthreads();  // no thread may touch a barrier before init
+    float acc[kTM][kTN] = {};
     if (tid < kProducerThreads) {
         for (int kt = 0; kt < g.ktiles; ++kt) {
             const int s = kt % kStages;
@@ -14,10 +15,10 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
             if (kt >= kStages) producer_acquire(smem, s, phase ^ 1u);
             produce(g, kt, tid, smem, s);
         }
+        if (kSplit > 1) finish_tile(g, smem, -1, acc);  // the cluster's barriers count producers too
         return;
     }
     const int ctid = tid - kProducerThreads;
-    float acc[kTM][kTN] = {};
     for (int kt = 0; kt < g.ktiles; ++kt) {
         const int s = kt % kStages;
         const uint32_t phase = (uint32_t)((kt / kStages) & 1);
@@ -25,5 +26,5 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
         compute_tile(a_stage(smem, s), b_stage(smem, s), ctid, acc);
         if (kt + kStages < g.ktiles) consumer_release(smem, s);
     }
-    store_tile(g, ctid, acc);
+    finish_tile(g, smem, ctid, acc);
 }

@@ -24,7 +24,7 @@ param("fault", {
 derive(function(c)
   c.barrier, c.loaders, c.producer = "syncthreads", "all", "regs"
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
-  c.a_layout, c.pad, c.raster = "k", 4, "row"
+  c.a_layout, c.pad, c.raster, c.split = "k", 4, "row", 1
   c.threads = (c.bm // c.tm) * (c.bn // c.tn)
   c.bar_area = 0
   c.smem_bytes = c.stages * (c.bk * (c.bm + c.pad) + c.bk * c.bn) * 4
