@@ -23,6 +23,8 @@ awk -F'"median_ms":' '{ split($2, a, /[,}]/); ms = a[1]
     else if (best == 0 || ms < best) best = ms }' "$f" || fail "a rejection without a best 1.5x faster"
 awk -F'"median_ms":' '{ split($2, a, /[,}]/); if (n++ == 0 || a[1] < best) { best = a[1]; rej = $0 ~ /"rejected":true/ } }
     END { exit rej }' "$f" || fail "the fastest record is a rejected one"
+"$bartune" show gen/pipeline.lua --records "$f" | grep -q "ok, $rejected rejected early on one timed launch" ||
+    fail "show does not count the rejected records: $("$bartune" show gen/pipeline.lua --records "$f" | tail -1)"
 run off 0
 grep -q '"rejected"' "$tmp"/off/*/pipeline.jsonl && fail "--reject 0 rejected something"
 "$bartune" run gen/pipeline.lua --reject 1.0 >/dev/null 2>&1

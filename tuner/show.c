@@ -13,9 +13,11 @@
 static void print_row(json_t *rec, const char *label, double best) {
     double med = json_number_value(json_object_get(rec, "median_ms"));
     char *cfg = json_dumps(json_object_get(rec, "config"), JSON_COMPACT | JSON_SORT_KEYS);
-    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx  %s\n", label, med,
+    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx  %s%s\n", label, med,
            json_number_value(json_object_get(rec, "min_ms")),
-           json_number_value(json_object_get(rec, "max_ms")), best > 0 ? med / best : 0, cfg);
+           json_number_value(json_object_get(rec, "max_ms")), best > 0 ? med / best : 0, cfg,
+           json_is_true(json_object_get(rec, "rejected")) ? "  (rejected early: one timed launch)"
+                                                          : "");
     free(cfg);
 }
 
@@ -70,15 +72,18 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
 void count_statuses(json_t *records) {
     json_t *counts = json_object(), *rec;
     size_t i;
+    int rejected = 0;
     json_array_foreach(records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
         json_t *c = json_object_get(counts, st);
         json_object_set_new(counts, st, json_integer(c ? json_integer_value(c) + 1 : 1));
+        rejected += json_is_true(json_object_get(rec, "rejected"));
     }
     const char *k;
     json_t *v;
     printf("records by status:");
     json_object_foreach(counts, k, v) printf(" %s %lld", k, (long long)json_integer_value(v));
+    if (rejected) printf(" (of the ok, %d rejected early on one timed launch)", rejected);
     printf("\n");
     json_decref(counts);
 }
