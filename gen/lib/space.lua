@@ -281,34 +281,51 @@ end
 
 local MAX_COMBINATIONS = 250000
 
--- Every compile-time variant that survives the constraints, in declaration
--- order, as { params = {{name, value}...}, derived = {{name, value}...},
--- launches = { {{name, value}...}, ... } }, plus how many each constraint
--- rejected and how many combinations there were.
--- Whether the walk below stays within MAX_COMBINATIONS: the same walk over
--- `when` alone (no derive, no constraints), stopped as soon as it has seen
--- too many combinations or visited too many partial ones.
-local function too_many(S, only)
-  local leaves, visits, c = 0, 0, {}
+-- Walks the compile-time combinations that the `when` predicates and the
+-- k=v values allow, in declaration order, calling leaf(c) for each (c holds
+-- the values that apply, nil for the others). Stops when leaf returns true
+-- or after max_visits partial combinations; returns whether it stopped.
+local function each_combination(S, only, leaf, max_visits)
+  local c, visits, stop = {}, 0, false
   local function walk(i)
     visits = visits + 1
-    if leaves > MAX_COMBINATIONS or visits > 20 * MAX_COMBINATIONS then return end
-    if i > #S.params then leaves = leaves + 1 return end
+    if visits > max_visits then stop = true end
+    if stop then return end
+    if i > #S.params then
+      stop = leaf(c) == true
+      return
+    end
     local p = S.params[i]
     if not applies(S, p, c) then
-      if only[p.name] == nil then walk(i + 1) end
+      if only[p.name] == nil then walk(i + 1) end -- k=v asks for a parameter this variant lacks
       return
     end
     for _, val in ipairs(only[p.name] ~= nil and { only[p.name] } or p.values) do
       c[p.name] = val
       walk(i + 1)
+      if stop then break end
     end
     c[p.name] = nil
   end
   walk(1)
-  return leaves > MAX_COMBINATIONS or visits > 20 * MAX_COMBINATIONS
+  return stop
 end
 
+-- Whether the expansion would pass MAX_COMBINATIONS: the same walk over
+-- `when` alone (no derive, no constraints), stopped as soon as it has seen
+-- too many combinations or visited too many partial ones.
+local function too_many(S, only)
+  local leaves = 0
+  return each_combination(S, only, function()
+    leaves = leaves + 1
+    return leaves > MAX_COMBINATIONS
+  end, 20 * MAX_COMBINATIONS)
+end
+
+-- Every compile-time variant that survives the constraints, in declaration
+-- order, as { params = {{name, value}...}, derived = {{name, value}...},
+-- launches = { {{name, value}...}, ... } }, plus how many each constraint
+-- rejected and how many combinations there were.
 function M.variants(S, dev, overrides)
   local only = parse_overrides(S, overrides)
   if too_many(S, only) then
@@ -316,49 +333,32 @@ function M.variants(S, dev, overrides)
       S.file, MAX_COMBINATIONS), 0)
   end
   local out, rejected, total = {}, {}, 0
-  local c = {}
-  local function walk(i)
-    if i > #S.params then
-      total = total + 1
-      local cfg = {}
-      for k, v in pairs(c) do cfg[k] = v end
-      local ok, why = evaluate(S, cfg, dev)
-      if not ok then
-        rejected[why] = (rejected[why] or 0) + 1
-        return
-      end
-      local launches = launch_combos(S, cfg, only)
-      if #launches == 0 then return end
-      local v = { params = {}, derived = {}, launches = launches }
-      for _, p in ipairs(S.params) do
-        if c[p.name] ~= nil then v.params[#v.params + 1] = { p.name, c[p.name] } end
-      end
-      local names = {}
-      for k in pairs(cfg) do if not S.byname[k] then names[#names + 1] = k end end
-      table.sort(names)
-      for _, k in ipairs(names) do
-        local val = cfg[k]
-        if math.type(val) == "integer" or type(val) == "string" or type(val) == "boolean" then
-          v.derived[#v.derived + 1] = { k, val }
-        end
-      end
-      out[#out + 1] = v
+  each_combination(S, only, function(c)
+    total = total + 1
+    local cfg = {}
+    for k, v in pairs(c) do cfg[k] = v end
+    local ok, why = evaluate(S, cfg, dev)
+    if not ok then
+      rejected[why] = (rejected[why] or 0) + 1
       return
     end
-    local p = S.params[i]
-    if not applies(S, p, c) then
-      if only[p.name] ~= nil then return end -- k=v asks for a parameter this variant lacks
-      c[p.name] = nil
-      return walk(i + 1)
+    local launches = launch_combos(S, cfg, only)
+    if #launches == 0 then return end
+    local v = { params = {}, derived = {}, launches = launches }
+    for _, p in ipairs(S.params) do
+      if c[p.name] ~= nil then v.params[#v.params + 1] = { p.name, c[p.name] } end
     end
-    local values = only[p.name] ~= nil and { only[p.name] } or p.values
-    for _, val in ipairs(values) do
-      c[p.name] = val
-      walk(i + 1)
+    local names = {}
+    for k in pairs(cfg) do if not S.byname[k] then names[#names + 1] = k end end
+    table.sort(names)
+    for _, k in ipairs(names) do
+      local val = cfg[k]
+      if math.type(val) == "integer" or type(val) == "string" or type(val) == "boolean" then
+        v.derived[#v.derived + 1] = { k, val }
+      end
     end
-    c[p.name] = nil
-  end
-  walk(1)
+    out[#out + 1] = v
+  end, math.huge)
   return out, rejected, total
 end
 
