@@ -192,11 +192,20 @@ static json_t *build_host(const options *o, space *s, const compiler *comp) {
     json_t *out = json_array(), *hb;
     size_t i;
     char *own = path_join(o->root, "templates");
-    const char *dirs[2] = {space_templates_dir(s), own};
+    const char *includes[2] = {space_templates_dir(s), own};
     json_array_foreach(json_object_get(space_problem(s), "host_baselines"), i, hb) {
-        char *lib = host_baseline_build(comp->nvcc, comp->version, comp->arch, hb, dirs, o->cache);
+        const char *files[2] = {json_string_value(json_object_get(hb, "source")),
+                                "bartune_baseline.h"};
+        char *found[2] = {NULL, NULL}, *lib = NULL, *looked = NULL;
+        for (int f = 0; f < 2 && (f == 0 || found[0]); f++)
+            if (!(found[f] = space_template_path(s, files[f], &looked)))
+                msg_error("host baseline '%s': %s not found (looked for %s)",
+                          json_string_value(json_object_get(hb, "label")), files[f], looked);
+        if (found[0] && found[1])
+            lib = host_baseline_build(comp->nvcc, comp->version, comp->arch, hb, found[0], found[1],
+                                      includes, o->cache);
         json_array_append_new(out, lib ? json_string(lib) : json_null());
-        free(lib);
+        free(lib), free(found[0]), free(found[1]), free(looked);
     }
     free(own);
     return out;

@@ -71,8 +71,8 @@ void device_arch(const device_info *d, char out[16]) {
     X(sms)                                                                                         \
     X(max_threads_per_block)                                                                       \
     X(max_threads_per_sm)                                                                          \
-    X(max_blocks_per_sm) X(smem_per_block_optin) X(smem_per_sm) X(regs_per_sm) X(l2_bytes)         \
-        X(cuda_version)
+    X(max_blocks_per_sm)                                                                           \
+    X(smem_per_block_optin) X(smem_per_sm) X(regs_per_sm) X(l2_bytes) X(cuda_version)
 
 json_t *device_json(const device_info *d) {
     json_t *j = json_object();

@@ -136,24 +136,13 @@ static char *toolkit_rpath(const char *nvcc) {
 }
 
 char *host_baseline_build(const char *nvcc, const char *nvcc_version, const char *arch,
-                          json_t *baseline, const char *const templates[2], const char *cache_dir) {
-    const char *rel = json_string_value(json_object_get(baseline, "source"));
+                          json_t *baseline, const char *source, const char *api,
+                          const char *const includes[2], const char *cache_dir) {
     const char *label = json_string_value(json_object_get(baseline, "label"));
-    char *source = NULL, *text = NULL, *api = NULL, *api_text = NULL;
-    for (int i = 0; i < 2 && !text; i++) {
-        free(source);
-        source = path_join(templates[i], rel);
-        text = read_file(source, NULL);
-    }
-    for (int i = 0; i < 2 && !api_text; i++) {
-        free(api);
-        api = path_join(templates[i], "bartune_baseline.h");
-        api_text = read_file(api, NULL);
-    }
+    char *text = read_file(source, NULL), *api_text = read_file(api, NULL);
     if (!text || !api_text) {
-        msg_error("host baseline '%s': cannot read %s (looked in %s and %s)", label,
-                  text ? "bartune_baseline.h" : rel, templates[0], templates[1]);
-        free(source), free(text), free(api), free(api_text);
+        msg_error("host baseline '%s': cannot read %s", label, text ? api : source);
+        free(text), free(api_text);
         return NULL;
     }
     json_t *libs = json_object_get(baseline, "libs");
@@ -169,8 +158,8 @@ char *host_baseline_build(const char *nvcc, const char *nvcc_version, const char
     char *lib = xasprintf("%s/baseline-%016llx.so", cache_dir,
                           (unsigned long long)XXH3_64bits(key_text, strlen(key_text)));
     if (!file_exists(lib)) {
-        char *arch_flag = xasprintf("-arch=%s", arch), *inc0 = xasprintf("-I%s", templates[0]);
-        char *inc1 = xasprintf("-I%s", templates[1]), *rpath = toolkit_rpath(nvcc);
+        char *arch_flag = xasprintf("-arch=%s", arch), *inc0 = xasprintf("-I%s", includes[0]);
+        char *inc1 = xasprintf("-I%s", includes[1]), *rpath = toolkit_rpath(nvcc);
         const char *args[40] = {nvcc,  "-shared", "-Xcompiler=-fPIC", "-O2", arch_flag, inc0, inc1,
                                 rpath, source};
         int n = 9;
@@ -186,6 +175,6 @@ char *host_baseline_build(const char *nvcc, const char *nvcc_version, const char
             free((char *)args[k]);
         free(what), free(arch_flag), free(inc0), free(inc1), free(rpath);
     }
-    free(key_text), free(lib_flags), free(source), free(text), free(api), free(api_text);
+    free(key_text), free(lib_flags), free(text), free(api_text);
     return lib;
 }

@@ -15,12 +15,13 @@ char *reference_lib_build(const char *cc, const char *source, const char *proble
                           const char *api_dir, const char *cache_dir, char key[17]);
 
 /* A problem's host baseline (one entry of its host_baselines: label,
- * source, libs) built with nvcc for `arch` into `cache_dir`, named by a hash
- * of its source, bartune_baseline.h, the arch, the libs and nvcc's version.
- * `templates` are searched for the source in order (the space's, bartune's).
- * Returns its path, or NULL after printing why. */
+ * source, libs), its source and bartune_baseline.h found at `source` and
+ * `api`, built with nvcc for `arch` into `cache_dir` with `includes` on the
+ * include path, named by a hash of both texts, the arch, the libs and nvcc's
+ * version. Returns its path, or NULL after printing why. */
 char *host_baseline_build(const char *nvcc, const char *nvcc_version, const char *arch,
-                          json_t *baseline, const char *const templates[2], const char *cache_dir);
+                          json_t *baseline, const char *source, const char *api,
+                          const char *const includes[2], const char *cache_dir);
 /* Runs args (a NULL-ended argv of a compiler, without -o) with "-o" into a
  * temporary file renamed to `lib` on success; on failure prints the
  * compiler's output under "building <what> ... failed". */

@@ -33,6 +33,11 @@ const char *space_reference_source(const space *s);
 const char *space_reference_dir(const space *s);
 /* The folder templates are read from first (--templates, or templates/). */
 const char *space_templates_dir(const space *s);
+/* templates/<rel> in the space's templates folder, else in bartune's own
+ * (so a space of its own can use the shared pieces, pipeline/sync_*.cuh):
+ * the path of the first that exists, or NULL with *looked (owned, when not
+ * NULL) naming both places. */
+char *space_template_path(const space *s, const char *rel, char **looked);
 /* True when `name` is a launch_param() of the space (tried per compiled
  * variant, not part of its source). */
 bool space_is_launch_param(const space *s, const char *name);

@@ -169,22 +169,18 @@ static int l_read_template(lua_State *L) {
         lua_pushfstring(L, "template name '%s' must be a plain path under templates/", name);
         return 2;
     }
-    /* The space's templates first, then bartune's own: a space of its own
-     * (--templates DIR) can include the shared protocols, pipeline/sync_*.cuh. */
-    char *path = path_join(s->templates_dir, name);
+    char *looked = NULL, *path = space_template_path(s, name, &looked);
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = path ? read_file(path, &len) : NULL;
     if (!text) {
-        char *lib = xasprintf("%s/templates/%s", s->root, name);
-        text = read_file(lib, &len);
-        if (!text) {
-            lua_pushnil(L);
-            lua_pushfstring(L, "template '%s' not found (looked for %s and %s)", name, path, lib);
-            free(lib);
-            free(path);
-            return 2;
-        }
-        free(lib);
+        lua_pushnil(L);
+        if (path)
+            lua_pushfstring(L, "template '%s': cannot read %s", name, path);
+        else
+            lua_pushfstring(L, "template '%s' not found (looked for %s)", name, looked);
+        free(looked);
+        free(path);
+        return 2;
     }
     lua_pushlstring(L, text, len);
     free(text);
@@ -436,17 +432,17 @@ static void open_safe_libs(lua_State *L) {
 
 /* templates/<problem>/reference.c: in the space's templates, else bartune's. */
 static void find_reference(space *s, const char *problem) {
-    char *own = xasprintf("%s/%s/reference.c", s->templates_dir, problem);
-    char *lib = xasprintf("%s/templates/%s/reference.c", s->root, problem);
-    if (file_exists(own)) {
-        s->reference_source = own;
-        s->reference_dir = xstrdup(s->templates_dir);
-        free(lib);
-    } else {
-        s->reference_source = lib;
+    char *rel = xasprintf("%s/reference.c", problem);
+    char *found = space_template_path(s, rel, NULL);
+    if (found) { /* the folder holding <problem>/ */
+        s->reference_source = found;
+        s->reference_dir = xstrdup(found);
+        s->reference_dir[strlen(found) - strlen(rel) - 1] = '\0';
+    } else { /* bartune's, whose absence the build reports */
+        s->reference_source = xasprintf("%s/templates/%s", s->root, rel);
         s->reference_dir = xasprintf("%s/templates", s->root);
-        free(own);
     }
+    free(rel);
 }
 
 /* template = <template.lua>(); problem = <problem.lua>();
@@ -574,6 +570,23 @@ const char *space_reference_dir(const space *s) {
 
 const char *space_templates_dir(const space *s) {
     return s->templates_dir;
+}
+
+char *space_template_path(const space *s, const char *rel, char **looked) {
+    char *own = path_join(s->templates_dir, rel);
+    char *lib = xasprintf("%s/templates/%s", s->root, rel);
+    if (file_exists(own)) {
+        free(lib);
+        return own;
+    }
+    if (file_exists(lib)) {
+        free(own);
+        return lib;
+    }
+    if (looked) *looked = strcmp(own, lib) ? xasprintf("%s and %s", own, lib) : xstrdup(own);
+    free(own);
+    free(lib);
+    return NULL;
 }
 
 bool space_is_launch_param(const space *s, const char *name) {
