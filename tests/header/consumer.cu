@@ -72,11 +72,7 @@ static bool check(size_t n, int a, int b, int unit) {
 }
 
 int main(int argc, char** argv) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        fprintf(stderr, "no GPU: skipped\n");
-        return 77;
-    }
+    skip_without_gpu();
     expect_tuned = argc > 1 && !strcmp(argv[1], "expect-tuned");
     std::vector<size_t> sizes;
     for (int i = 2; i < argc; i++) sizes.push_back(strtoull(argv[i], nullptr, 10));

@@ -76,11 +76,7 @@ static bool check(int M, int N, int K, int lda, int ldb, int ldc, int off, bool 
 }
 
 int main(int argc, char** argv) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        fprintf(stderr, "no GPU: skipped\n");
-        return 77;
-    }
+    skip_without_gpu();
     expect_tuned = argc > 1 && !strcmp(argv[1], "expect-tuned");
     const int dims[] = {1, 7, 33, 1000};
     bool ok = true;
