@@ -192,6 +192,12 @@ static char *check_geometry(json_t *geo) {
     return NULL;
 }
 
+/* How long a measure may go before its probe line: --timeout for the first
+ * launch, and 10 s for loading the cubin and preparing the buffers. */
+static double first_answer_timeout(const gpu *g) {
+    return g->o->timeout + 10;
+}
+
 /* The measure request for `values` on g's problem; NULL (printed) when
  * the space's launch() gave no usable geometry. */
 static json_t *measure_request(gpu *g, const char *cubin, const config *values, bool sanitize,
@@ -224,15 +230,15 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
 bool gpu_measure_send(gpu *g, const char *cubin, const config *values, double reject_ms,
                       json_t **geometry) {
     json_t *req = measure_request(g, cubin, values, false, reject_ms, geometry);
-    if (req) runner_send(&g->runner, req, g->o->timeout + 10);
+    if (req) runner_send(&g->runner, req, first_answer_timeout(g));
     json_decref(req);
     return req != NULL;
 }
 
 bool gpu_measure(gpu *g, const char *cubin, const config *values, double reject_ms,
                  runner_result *r, json_t **answer, json_t **geometry) {
-    return gpu_measure_on(g, &g->runner, cubin, values, false, reject_ms, g->o->timeout + 10, r,
-                          answer, geometry);
+    return gpu_measure_on(g, &g->runner, cubin, values, false, reject_ms, first_answer_timeout(g),
+                          r, answer, geometry);
 }
 
 bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *values,
@@ -248,7 +254,7 @@ bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *
 
 bool gpu_measure_host(gpu *g, const char *lib, runner_result *r, json_t **answer) {
     json_t *req = json_pack("{s:s, s:s, s:i}", "op", "measure", "host", lib, "reps", g->o->reps);
-    *r = runner_request(&g->runner, req, g->o->timeout + 10, answer);
+    *r = runner_request(&g->runner, req, first_answer_timeout(g), answer);
     json_decref(req);
     return *r == RUNNER_OK;
 }
