@@ -6,11 +6,7 @@
 # fail it; the totals are printed for the reader. Two nvcc at a time (-j 2),
 # so that on a machine of many cores the 12 cubins still land one after
 # another rather than all in the same instant.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
+. "$(dirname "$0")/lib.sh" "$@"
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4 blocks_per_sm=2"
 
 # overlapped CACHE LOG: how many measures started before the last cubin was written

@@ -2,12 +2,8 @@
 # GPU half of the fault suite: one run over correct and broken variants; each
 # fault is recorded with its own status, the run goes on (runner restarted
 # after hangs and sticky errors), and the best emitted is a correct variant.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-"$bartune" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }
+. "$(dirname "$0")/lib.sh" "$@"
+skip_without_gpu
 "$bartune" run tests/faults/faults.lua --templates tests/faults --timeout 2 --compile-timeout 5 \
     --no-emit --results "$tmp/r" --kernels "$tmp/k" --cache "$tmp/c" >"$tmp/out" 2>"$tmp/err" ||
     { echo "run failed"; cat "$tmp/err"; exit 1; }

@@ -3,14 +3,9 @@
 # flagged by racecheck (a sanitizer_error record) and is then not the best;
 # correct variants come out clean under memcheck, racecheck and synccheck.
 # Exit 77 without a GPU or without compute-sanitizer.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-"$bartune" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }
+. "$(dirname "$0")/lib.sh" "$@"
+skip_without_gpu
 command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; exit 77; }
-fail() { echo "$*"; exit 1; }
 args="tests/faults/faults.lua --templates tests/faults --sanitize --no-emit --results $tmp/r --kernels $tmp/k --cache $tmp/c"
 "$bartune" run $args fault=hidden_race >"$tmp/out1" 2>"$tmp/err1" || { cat "$tmp/err1"; fail "run failed"; }
 file=$(ls "$tmp"/r/*/faults.jsonl)
