@@ -18,7 +18,7 @@
                         X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)           \
                             X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                \
                                 X(cuEventElapsedTime) X(cuEventDestroy) X(cuGetErrorName)          \
-                                    X(cuGetErrorString) X(cuMemcpyDtoD)
+                                    X(cuGetErrorString) X(cuMemcpyDtoD) X(cuTensorMapEncodeTiled)
 
 typedef struct {
     void *lib;

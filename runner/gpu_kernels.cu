@@ -33,7 +33,14 @@ extern "C" __global__ void bartune_check_exact(const void* __restrict__ out,
          i += stride) {
         unsigned long long o, r;
         bool inf_nan;
-        if (width == 4) {
+        if (width == 2) {  // bf16: NaN/Inf when the exponent is all ones
+            const unsigned oo = static_cast<const unsigned short*>(out)[i];
+            o = oo;
+            r = static_cast<const unsigned short*>(expect)[i];
+            inf_nan = fp && (oo & 0x7f80u) == 0x7f80u && (r & 0x7f80u) != 0x7f80u;
+            if (o == r) continue;
+            unwritten += oo == (unsigned)(p64 & 0xffffu);
+        } else if (width == 4) {
             const unsigned oo = static_cast<const unsigned*>(out)[i];
             o = oo;
             r = static_cast<const unsigned*>(expect)[i];
@@ -56,7 +63,7 @@ extern "C" __global__ void bartune_check_exact(const void* __restrict__ out,
 }
 
 // Within a bound: |out - expect| <= bound, per element, for float or double
-// outputs (`width` 4 or 8) against double references. NaN fails.
+// outputs (`width` 4 or 8; 2 for bf16) against double references. NaN fails.
 extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
                                                const double* __restrict__ expect,
                                                const double* __restrict__ bound,
@@ -69,7 +76,11 @@ extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
          i += stride) {
         double o;
         bool was_poison;
-        if (width == 4) {
+        if (width == 2) {  // bf16: the upper half of a float
+            const unsigned short h = static_cast<const unsigned short*>(out)[i];
+            o = __uint_as_float((unsigned)h << 16);
+            was_poison = h == (unsigned short)(p64 & 0xffffu);
+        } else if (width == 4) {
             const float f = static_cast<const float*>(out)[i];
             o = f;
             was_poison = __float_as_uint(f) == (unsigned)p64;
@@ -86,16 +97,23 @@ extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
     report(stats, bad, first, unwritten, nonfinite);
 }
 
-// A checksum of `words` 32-bit words: sum of w_i * (2i + 1) mod 2^64, order
-// independent, so atomics give the same answer every time.
-extern "C" __global__ void bartune_checksum(const unsigned* __restrict__ p,
-                                            unsigned long long words,
+// A checksum of `bytes` bytes: sum of w_i * (2i + 1) mod 2^64 over its
+// 32-bit words, then the bytes of a tail shorter than a word (2-byte
+// elements leave one), order independent, so atomics give the same answer
+// every time. p is 4-byte aligned or the sum is over bytes alone.
+extern "C" __global__ void bartune_checksum(const unsigned char* __restrict__ p,
+                                            unsigned long long bytes,
                                             unsigned long long* sum) {
     unsigned long long s = 0;
+    const bool aligned = ((unsigned long long)p & 3) == 0;
+    const unsigned long long words = aligned ? bytes / 4 : 0;
+    const unsigned* w = reinterpret_cast<const unsigned*>(p);
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-         i < words; i += stride)
-        s += (unsigned long long)p[i] * (2 * i + 1);
+    const unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    for (unsigned long long i = first; i < words; i += stride)
+        s += (unsigned long long)w[i] * (2 * i + 1);
+    for (unsigned long long i = 4 * words + first; i < bytes; i += stride)
+        s += (unsigned long long)p[i] * (2 * i + 7);
     atomicAdd(sum, s);
 }
 

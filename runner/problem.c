@@ -20,7 +20,7 @@ static const struct {
     bool fp;
 } TYPES[] = {{"float", 4, true},     {"double", 8, true},     {"int", 4, false},
              {"unsigned", 4, false}, {"long long", 8, false}, {"unsigned long long", 8, false},
-             {"size_t", 8, false}};
+             {"size_t", 8, false},    {"__nv_bfloat16", 2, true}};
 
 static bool type_of(const char *name, size_t *bytes, bool *fp) {
     for (size_t i = 0; name && i < sizeof TYPES / sizeof TYPES[0]; i++)
@@ -30,6 +30,13 @@ static bool type_of(const char *name, size_t *bytes, bool *fp) {
             return true;
         }
     return false;
+}
+
+/* float -> bf16 bits, rounded to nearest even (inputs are finite). */
+static uint16_t bf16_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
 static uint64_t splitmix64(uint64_t x) {
@@ -58,6 +65,8 @@ static void generate(rbuf *b, int index, uint64_t seed, size_t begin, size_t end
             *(float *)dst = (float)v;
         else if (!strcmp(b->type, "double"))
             *(double *)dst = v;
+        else if (b->fp) /* bf16 */
+            *(uint16_t *)dst = bf16_bits((float)v);
         else if (b->elem == 4)
             *(int32_t *)dst = (int32_t)(long long)v;
         else
@@ -261,7 +270,7 @@ static bool read_args(rproblem *p, json_t *req, char **why) {
         json_t *v = json_object_get(a, "value");
         size_t bytes;
         bool fp;
-        if (!type_of(type, &bytes, &fp) || !json_is_number(v)) {
+        if (!type_of(type, &bytes, &fp) || bytes < 4 || !json_is_number(v)) {
             *why = xasprintf("argument %d has no buffer, or no known type and value", i);
             return false;
         }
@@ -375,6 +384,7 @@ CUresult problem_upload(rproblem *p, checksum_fn sum) {
         if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(b->base, GUARD_BYTE, bytes + 2 * GUARD_BYTES);
         b->data = b->base + GUARD_BYTES;
         if (r == CUDA_SUCCESS && i == 0) r = sum(b->base, GUARD_BYTES, &p->guard_sum);
+        if (r == CUDA_SUCCESS) r = sum(b->data + bytes, GUARD_BYTES, &b->guard_after_sum);
         if (r == CUDA_SUCCESS && b->host) r = drv.cuMemcpyHtoD(b->data, b->host, bytes);
         if (r == CUDA_SUCCESS && b->role == ROLE_IN) r = sum(b->data, bytes, &b->sum_data);
         if (r == CUDA_SUCCESS && b->role == ROLE_INOUT)

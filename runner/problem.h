@@ -29,6 +29,7 @@ typedef struct {
     CUdeviceptr data, d_expect, d_bound;
     CUdeviceptr d_initial; /* inout: the inputs, copied in before every launch */
     unsigned long long sum_data, sum_expect, sum_bound; /* checksums at setup */
+    unsigned long long guard_after_sum; /* the guard after data (2-byte elements: unaligned) */
 } rbuf;
 
 /* A kernel argument: a buffer's device pointer or a typed value. */

@@ -11,7 +11,8 @@
  *                                   {"ok":true,"median_ms":..,"rejected":true}
  *                                   (first timed launch over "reject_ms") or
  *                                   {"ok":false,"status":"...","message":"..."}
- *   {"op":"floor"}               -> {"ok":true,"copy_gbps":..,"dtod_gbps":..,"fma_per_s":..}
+ *   {"op":"floor"}               -> {"ok":true,"copy_gbps":..,"dtod_gbps":..,"fma_per_s":..,
+ *                                   "mma_per_s":..} (bf16 tensor-core multiply-adds; 0: none)
  *   {"op":"quit"}
  *
  * After an error that poisons the context (illegal address, trap) it answers
@@ -43,6 +44,7 @@ static struct {
     rproblem prob;
     CUdeviceptr scratch; /* checksums */
     CUfunction check_exact, check_bound, checksum, copy, fma_peak;
+    CUfunction mma_peak; /* NULL where the GPU is not 9.0 (sm_90a code) */
     FILE *out;
 } R;
 
@@ -134,9 +136,9 @@ static void cmd_hello(json_t *req) {
 
 /* Checksum of `bytes` (a multiple of 4) at p, on the GPU. */
 static CUresult checksum(CUdeviceptr p, size_t bytes, unsigned long long *out) {
-    unsigned long long words = bytes / 4;
+    unsigned long long n = bytes;
     CUresult r = drv.cuMemsetD8(R.scratch, 0, 8);
-    void *args[] = {&p, &words, &R.scratch};
+    void *args[] = {&p, &n, &R.scratch};
     if (r == CUDA_SUCCESS)
         r = drv.cuLaunchKernel(R.checksum, (unsigned)R.sms * 4, 1, 1, 256, 1, 1, 0, NULL, args,
                                NULL);
@@ -203,7 +205,7 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison) {
     unsigned grid = (unsigned)R.sms * 8;
     for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
         rbuf *b = &R.prob.bufs[i];
-        unsigned long long n = b->length, words = GUARD_BYTES / 4;
+        unsigned long long n = b->length, words = GUARD_BYTES; /* bytes */
         int width = (int)b->elem, fp = b->fp;
         CUdeviceptr s = dslot(st, launch, 3 * i), lo = b->base, hi = b->data + b->length * b->elem;
         if (b->role != ROLE_IN) {
@@ -271,7 +273,8 @@ static bool read_checks(stats_t *st, int launch, const char *which, int passed) 
     for (int i = 0; i < R.prob.n_bufs; i++) {
         rbuf *b = &R.prob.bufs[i];
         for (int side = 1; side <= 2; side++)
-            if (slot(st, launch, 3 * i + side)[0] != R.prob.guard_sum) {
+            if (slot(st, launch, 3 * i + side)[0] !=
+                (side == 1 ? R.prob.guard_sum : b->guard_after_sum)) {
                 fail("out_of_bounds", "%s wrote into the guard %s buffer '%s'", which,
                      side == 1 ? "before" : "after", b->name);
                 return false;
@@ -300,10 +303,15 @@ static int cmp_float(const void *a, const void *b) {
 /* A host baseline's entry (templates/bartune_baseline.h). */
 typedef int (*host_fn)(void *const *args, void *stream, char *error, size_t error_len);
 
+enum { MAX_MAPS = 8 };
+
 typedef struct {
     CUfunction fn;
     host_fn host; /* instead of fn: library code on the same arguments */
     unsigned grid[3], block[3], smem;
+    /* The problem's arguments, then the tensor maps launch() asked for. */
+    void **args;
+    CUtensorMap maps[MAX_MAPS];
 } launch_cfg;
 
 static CUresult launch(const launch_cfg *l) {
@@ -314,7 +322,8 @@ static CUresult launch(const launch_cfg *l) {
         return CUDA_ERROR_LAUNCH_FAILED;
     }
     return drv.cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-                              l->block[2], l->smem, NULL, R.prob.arg_ptrs, NULL);
+                              l->block[2], l->smem, NULL, l->args ? l->args : R.prob.arg_ptrs,
+                              NULL);
 }
 
 /* Early rejection: is the first timed launch (its events, ev[0] and ev[1])
@@ -465,6 +474,114 @@ static bool dims_fit(const launch_cfg *l) {
     return true;
 }
 
+static bool map_type(const rbuf *b, CUtensorMapDataType *t) {
+    static const struct {
+        const char *name;
+        CUtensorMapDataType type;
+    } T[] = {{"float", CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
+             {"double", CU_TENSOR_MAP_DATA_TYPE_FLOAT64},
+             {"__nv_bfloat16", CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
+             {"int", CU_TENSOR_MAP_DATA_TYPE_INT32},
+             {"unsigned", CU_TENSOR_MAP_DATA_TYPE_UINT32},
+             {"long long", CU_TENSOR_MAP_DATA_TYPE_INT64},
+             {"unsigned long long", CU_TENSOR_MAP_DATA_TYPE_UINT64},
+             {"size_t", CU_TENSOR_MAP_DATA_TYPE_UINT64}};
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+        if (!strcmp(T[i].name, b->type)) {
+            *t = T[i].type;
+            return true;
+        }
+    return false;
+}
+
+/* Reads n (1..5) integers of `key` into out, each in [lo, hi]. */
+static bool read_list(json_t *m, const char *key, size_t n, cuuint64_t lo, cuuint64_t hi,
+                      cuuint64_t *out) {
+    json_t *a = json_object_get(m, key);
+    if (json_array_size(a) != n) return false;
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(a, i);
+        if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)lo ||
+            (cuuint64_t)json_integer_value(v) > hi)
+            return false;
+        out[i] = (cuuint64_t)json_integer_value(v);
+    }
+    return true;
+}
+
+/* One tensor map of a measure request (see gen/lib/problem.lua): buffer,
+ * dims (innermost first), strides (bytes, of dims 2..), box, swizzle.
+ * False after answering launch_refused. */
+static bool encode_map(json_t *m, int index, CUtensorMap *out) {
+    const char *name = json_string_value(json_object_get(m, "buffer"));
+    rbuf *b = NULL;
+    for (int i = 0; name && i < R.prob.n_bufs; i++)
+        if (!strcmp(R.prob.bufs[i].name, name)) b = &R.prob.bufs[i];
+    size_t rank = json_array_size(json_object_get(m, "dims"));
+    cuuint64_t dims[5], strides[4] = {0}, box64[5];
+    cuuint32_t box[5], estr[5] = {1, 1, 1, 1, 1};
+    json_int_t sw = json_integer_value(json_object_get(m, "swizzle"));
+    CUtensorMapDataType type;
+    if (!b || !map_type(b, &type) || rank < 1 || rank > 5 ||
+        !read_list(m, "dims", rank, 1, 1ull << 32, dims) ||
+        !read_list(m, "strides", rank - 1, 16, (1ull << 40) - 1, strides) ||
+        !read_list(m, "box", rank, 1, 256, box64) ||
+        (sw != 0 && sw != 32 && sw != 64 && sw != 128)) {
+        fail("launch_refused",
+             "tensor map %d: needs a buffer of the problem with a copy-engine type, 1 to 5 dims "
+             "in 1..2^32, strides in 16..2^40 bytes, a box of 1..256, swizzle 0/32/64/128",
+             index + 1);
+        return false;
+    }
+    for (size_t i = 0; i < rank; i++)
+        box[i] = (cuuint32_t)box64[i];
+    /* The map must not reach past the buffer: the last element it can
+     * address lies inside. */
+    unsigned long long last = (dims[0] - 1) * b->elem;
+    for (size_t i = 1; i < rank; i++)
+        last += (dims[i] - 1) * strides[i - 1];
+    if (last >= b->length * b->elem) {
+        fail("launch_refused", "tensor map %d reaches byte %llu of buffer '%s' (%zu bytes)",
+             index + 1, last, b->name, b->length * b->elem);
+        return false;
+    }
+    CUtensorMapSwizzle swz = sw == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                             : sw == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                             : sw == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                        : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUresult r = drv.cuTensorMapEncodeTiled(out, type, (cuuint32_t)rank, (void *)b->data, dims,
+                                            strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
+                                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        char buf[256];
+        fail("launch_refused", "tensor map %d of '%s': cuTensorMapEncodeTiled: %s", index + 1,
+             b->name, driver_error(r, buf, sizeof buf));
+        return false;
+    }
+    return true;
+}
+
+/* The argument list of a launch with tensor maps: the problem's, then the
+ * maps (passed by value as __grid_constant__ parameters). */
+static bool read_maps(json_t *req, launch_cfg *l) {
+    json_t *maps = json_object_get(req, "tensor_maps");
+    size_t n = json_array_size(maps);
+    if (!n) return true;
+    if (n > MAX_MAPS) {
+        fail("launch_refused", "%zu tensor maps asked; at most %d", n, MAX_MAPS);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!encode_map(json_array_get(maps, i), (int)i, &l->maps[i])) return false;
+    l->args = calloc((size_t)R.prob.n_args + n, sizeof *l->args);
+    for (int i = 0; i < R.prob.n_args; i++)
+        l->args[i] = R.prob.arg_ptrs[i];
+    for (size_t i = 0; i < n; i++)
+        l->args[(size_t)R.prob.n_args + i] = &l->maps[i];
+    return true;
+}
+
 /* {"op":"measure","host":LIB,"reps":R}: a host baseline's library, loaded
  * once and kept (it may hold handles), timed and checked like a kernel. */
 static void measure_host(const char *lib, int reps) {
@@ -498,19 +615,22 @@ static void cmd_measure(json_t *req) {
     json_int_t smem = json_integer_value(json_object_get(req, "smem"));
     json_int_t reps = json_integer_value(json_object_get(req, "reps"));
     json_int_t resident = json_integer_value(json_object_get(req, "resident"));
-    launch_cfg l = {.smem = (unsigned)smem};
+    static launch_cfg l; /* 64-byte aligned maps; one measure at a time */
+    memset(&l, 0, sizeof l);
+    l.smem = (unsigned)smem;
     if (!cubin || !kernel || smem < 0 || smem > 0x7fffffff || reps < 1 || reps > 100000 ||
         !read_dims(req, "grid", l.grid) || !read_dims(req, "block", l.block)) {
         fail("bad_request",
              "measure needs cubin, kernel, grid[3], block[3], smem and reps in range");
         return;
     }
-    if (!dims_fit(&l)) return;
+    if (!dims_fit(&l) || !read_maps(req, &l)) return;
     unsigned threads = l.block[0] * l.block[1] * l.block[2];
     CUmodule mod;
     CUresult r = drv.cuModuleLoad(&mod, cubin);
     if (r != CUDA_SUCCESS) {
         fail_cuda("load_error", "loading the cubin", r);
+        free(l.args);
         return;
     }
     int max_threads = 0, occ = 0;
@@ -539,6 +659,7 @@ static void cmd_measure(json_t *req) {
                         json_number_value(json_object_get(req, "reject_ms")));
     }
     drv.cuModuleUnload(mod);
+    free(l.args);
 }
 
 /* One of the ceilings: a copy kernel, a device-to-device memcpy, or the FMA
@@ -552,6 +673,9 @@ static CUresult ceiling_step(int what, CUdeviceptr a, CUdeviceptr b, unsigned lo
     }
     if (what == 1) return drv.cuMemcpyDtoD(b, a, n4 * 16);
     void *args[] = {&b, &iters};
+    if (what == 3) /* two warpgroups per SM, each its own block */
+        return drv.cuLaunchKernel(R.mma_peak, (unsigned)R.sms * 2, 1, 1, 128, 1, 1, 0, NULL, args,
+                                  NULL);
     return drv.cuLaunchKernel(R.fma_peak, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
 }
 
@@ -583,13 +707,15 @@ static void cmd_floor(void) {
     const unsigned long long n4 = (1ull << 30) / 16;
     const int iters = 4096;
     CUdeviceptr a = 0, b = 0;
-    float copy_ms = 0, dtod_ms = 0, fma_ms = 0;
+    float copy_ms = 0, dtod_ms = 0, fma_ms = 0, mma_ms = 0;
+    const int mma_iters = 2048;
     CUresult r = drv.cuMemAlloc(&a, n4 * 16);
     if (r == CUDA_SUCCESS) r = drv.cuMemAlloc(&b, n4 * 16);
     if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(a, 0, n4 * 16);
     if (r == CUDA_SUCCESS) r = time_ceiling(0, a, b, n4, iters, &copy_ms);
     if (r == CUDA_SUCCESS) r = time_ceiling(1, a, b, n4, iters, &dtod_ms);
     if (r == CUDA_SUCCESS) r = time_ceiling(2, a, b, n4, iters, &fma_ms);
+    if (r == CUDA_SUCCESS && R.mma_peak) r = time_ceiling(3, a, b, n4, mma_iters, &mma_ms);
     if (a) drv.cuMemFree(a);
     if (b) drv.cuMemFree(b);
     if (r != CUDA_SUCCESS) {
@@ -597,8 +723,10 @@ static void cmd_floor(void) {
         return;
     }
     double bytes = 2.0 * (double)n4 * 16, fmas = (double)R.sms * 8 * 256 * 8 * iters;
-    send_json(json_pack("{s:b, s:f, s:f, s:f}", "ok", 1, "copy_gbps", bytes / copy_ms * 1e-6,
-                        "dtod_gbps", bytes / dtod_ms * 1e-6, "fma_per_s", fmas / fma_ms * 1e3));
+    double mmas = (double)R.sms * 2 * 64 * 256 * 64 * mma_iters; /* blocks x per-trip x trips */
+    send_json(json_pack("{s:b, s:f, s:f, s:f, s:f}", "ok", 1, "copy_gbps",
+                        bytes / copy_ms * 1e-6, "dtod_gbps", bytes / dtod_ms * 1e-6, "fma_per_s",
+                        fmas / fma_ms * 1e3, "mma_per_s", mma_ms > 0 ? mmas / mma_ms * 1e3 : 0.0));
 }
 
 static bool open_device(int ordinal, const char *fatbin, char **why) {
@@ -633,6 +761,17 @@ static bool open_device(int ordinal, const char *fatbin, char **why) {
     }
     R.sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     R.devices = count;
+    /* The tensor-core ceiling: sm_90a code, for 9.0 alone (optional). */
+    CUmodule mma;
+    const char *dot = strstr(fatbin, ".fatbin");
+    char *mma_path = xasprintf("%.*s-mma.cubin", dot ? (int)(dot - fatbin) : 0, fatbin);
+    if (dot && attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) == 9 &&
+        attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) == 0) {
+        if (drv.cuModuleLoad(&mma, mma_path) != CUDA_SUCCESS ||
+            drv.cuModuleGetFunction(&R.mma_peak, mma, "bartune_mma_peak") != CUDA_SUCCESS)
+            R.mma_peak = NULL;
+    }
+    free(mma_path);
     return true;
 }
 

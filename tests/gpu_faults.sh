@@ -59,6 +59,16 @@ expect none ok
 expect none_again ok
 for f in drop_k read_twice skip_edge_col skip_edge_row alpha_once; do expect $f wrong_result; done
 grep -E '^  #1 ' "$tmp/out2" | grep -q '"fault":"none' || { echo "sgemm: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "24 pipeline and 5 sgemm faults classified, runs completed, best is correct"
+# gemm_bf16: the bound catches the tensor-core pipeline's faults
+"$bartune" run tests/faults/gemm_bf16_faults.lua --templates tests/faults --timeout 10 --no-emit \
+    --results "$tmp/r" --kernels "$tmp/k" --cache "$tmp/c" >"$tmp/out3" 2>"$tmp/err3" ||
+    { echo "gemm_bf16 faults: run failed"; cat "$tmp/err3"; exit 1; }
+file=$(ls "$tmp"/r/*/gemm_bf16_faults.jsonl)
+expect none ok
+expect none_again ok
+for f in drop_k read_twice fp16; do expect $f wrong_result; done
+expect no_full_wait 'wrong_result|race|unwritten'
+grep -E '^  #1 ' "$tmp/out3" | grep -q '"fault":"none' || { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
+[ $fail = 0 ] && echo "24 pipeline, 5 sgemm and 4 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

@@ -17,6 +17,7 @@
 
 typedef struct {
     double copy_gbps, dtod_gbps, fma_per_s;
+    double mma_per_s; /* bf16 tensor-core multiply-adds; 0 where not measured */
 } ceilings;
 
 /* One row: the answer's times against the floor and the tuned best, or why
@@ -79,6 +80,7 @@ static bool measure_ceilings(gpu *g, ceilings *c) {
     c->copy_gbps = json_number_value(json_object_get(ans, "copy_gbps"));
     c->dtod_gbps = json_number_value(json_object_get(ans, "dtod_gbps"));
     c->fma_per_s = json_number_value(json_object_get(ans, "fma_per_s"));
+    c->mma_per_s = json_number_value(json_object_get(ans, "mma_per_s"));
     bool ok = r == RUNNER_OK && c->copy_gbps > 0 && c->dtod_gbps > 0 && c->fma_per_s > 0;
     if (!ok)
         msg_error("measuring the ceilings failed: %s",
@@ -137,16 +139,24 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     }
     double bytes = json_number_value(json_object_get(instance, "bytes"));
     double fma = json_number_value(json_object_get(instance, "fma"));
+    double mma = json_number_value(json_object_get(instance, "mma"));
     double bw = c->copy_gbps > c->dtod_gbps ? c->copy_gbps : c->dtod_gbps;
     double mem_ms = bytes / (bw * 1e6), fma_ms = fma / c->fma_per_s * 1e3;
+    double mma_ms = mma > 0 && c->mma_per_s > 0 ? mma / c->mma_per_s * 1e3 : 0;
     double floor_ms = mem_ms > fma_ms ? mem_ms : fma_ms;
-    json_t *saved = json_pack("{s:O, s:f, s:f, s:f, s:[]}", "sizes", sizes, "floor_ms", floor_ms,
-                              "memory_ms", mem_ms, "fma_ms", fma_ms, "host_baselines");
+    if (mma_ms > floor_ms) floor_ms = mma_ms;
+    json_t *saved =
+        json_pack("{s:O, s:f, s:f, s:f, s:f, s:[]}", "sizes", sizes, "floor_ms", floor_ms,
+                  "memory_ms", mem_ms, "fma_ms", fma_ms, "mma_ms", mma_ms, "host_baselines");
     json_array_append_new(floors, saved);
     printf("\n%s on %s at %s\n", space_name(g->s), g->dev.name, at);
     printf("floor: %.4f ms = max(memory %.4f ms: %.4g B at %.0f GB/s, FMA %.4f ms: %.4g FMA at "
-           "%.2f T/s)   [problem's cost model]\n",
+           "%.2f T/s",
            floor_ms, mem_ms, bytes, bw, fma_ms, fma, c->fma_per_s * 1e-12);
+    if (mma > 0)
+        printf(", bf16 tensor %.4f ms: %.4g multiply-adds at %.1f T/s%s", mma_ms, mma,
+               c->mma_per_s * 1e-12, c->mma_per_s > 0 ? "" : " (not measured on this GPU)");
+    printf(")   [problem's cost model]\n");
     printf("  %-32s %9s %9s %9s %10s %10s  %s\n", "", "median", "min", "max", "floor/time",
            "x best", "config");
     free(at);
@@ -190,6 +200,8 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
  * where one did not build, said already). */
 static json_t *build_host(const options *o, space *s, const compiler *comp) {
     json_t *out = json_array(), *hb;
+    char plain_arch[16]; /* library code: no arch-specific (sm_90a) features */
+    snprintf(plain_arch, sizeof plain_arch, "%.*s", (int)strcspn(comp->arch, "a"), comp->arch);
     size_t i;
     char *own = path_join(o->root, "templates");
     const char *includes[2] = {space_templates_dir(s), own};
@@ -202,8 +214,8 @@ static json_t *build_host(const options *o, space *s, const compiler *comp) {
                 msg_error("host baseline '%s': %s not found (looked for %s)",
                           json_string_value(json_object_get(hb, "label")), files[f], looked);
         if (found[0] && found[1])
-            lib = host_baseline_build(comp->nvcc, comp->version, comp->arch, hb, found[0], found[1],
-                                      includes, o->cache);
+            lib = host_baseline_build(comp->nvcc, comp->version, plain_arch, hb, found[0],
+                                      found[1], includes, o->cache);
         json_array_append_new(out, lib ? json_string(lib) : json_null());
         free(lib), free(found[0]), free(found[1]), free(looked);
     }
@@ -218,9 +230,10 @@ static void save_floors(const options *o, space *s, const gpu *g, const ceilings
     char date[32];
     utc_timestamp(date);
     json_t *j =
-        json_pack("{s:s, s:s, s:s, s:{s:f, s:f, s:f}, s:O}", "format", "bartune-bench-1", "device",
-                  g->dev.name, "date", date, "ceilings", "copy_gbps", c->copy_gbps, "dtod_gbps",
-                  c->dtod_gbps, "fma_per_s", c->fma_per_s, "floors", floors);
+        json_pack("{s:s, s:s, s:s, s:{s:f, s:f, s:f, s:f}, s:O}", "format", "bartune-bench-1",
+                  "device", g->dev.name, "date", date, "ceilings", "copy_gbps", c->copy_gbps,
+                  "dtod_gbps", c->dtod_gbps, "fma_per_s", c->fma_per_s, "mma_per_s", c->mma_per_s,
+                  "floors", floors);
     char *dir = path_join(o->results, g->key);
     char *path = xasprintf("%s/%s.bench.json", dir, space_name(s));
     char *text = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
@@ -253,7 +266,7 @@ int cmd_bench(const options *o) {
         rc = EXIT_INPUT;
     }
     char arch[16];
-    device_arch(&g.dev, arch);
+    space_compile_arch(s, &g.dev, arch);
     compiler comp = {.nvcc = o->nvcc,
                      .cache_dir = o->cache,
                      .arch = arch,
@@ -263,8 +276,9 @@ int cmd_bench(const options *o) {
     if (rc == EXIT_OK && (!compiler_init(&comp) || !measure_ceilings(&g, &c))) rc = EXIT_FAILURE_;
     if (rc == EXIT_OK)
         printf("ceilings on %s: copy kernel %.0f GB/s, cudaMemcpy device-to-device %.0f GB/s, FMA "
-               "%.2f T/s\n",
-               g.dev.name, c.copy_gbps, c.dtod_gbps, c.fma_per_s * 1e-12);
+               "%.2f T/s, bf16 tensor %.1f T multiply-adds/s (%.0f TFLOP/s)\n",
+               g.dev.name, c.copy_gbps, c.dtod_gbps, c.fma_per_s * 1e-12, c.mma_per_s * 1e-12,
+               2 * c.mma_per_s * 1e-12);
     json_t *floors = json_array(), *host_libs = rc == EXIT_OK ? build_host(o, s, &comp) : NULL;
     for (size_t z = 0; rc == EXIT_OK && z < json_array_size(sizes); z++)
         rc = bench_at(&g, &comp, recs, json_array_get(sizes, z), json_array_get(instances, z), &c,

@@ -175,8 +175,12 @@ static bool start_one(const compiler *c, compile_job *job, running *r) {
     r->tmp_cubin = xasprintf("%s/%s.cubin.tmp.%ld", c->cache_dir, job->key, (long)getpid());
     r->tmp_log = xasprintf("%s/%s.log.tmp.%ld", c->cache_dir, job->key, (long)getpid());
     int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    char arch[32];
-    snprintf(arch, sizeof arch, "-arch=%s", c->arch);
+    char arch[64];
+    size_t al = strlen(c->arch);
+    if (al > 0 && c->arch[al - 1] == 'a') /* the -arch=sm_90a shorthand also runs a plain pass */
+        snprintf(arch, sizeof arch, "-gencode=arch=compute_%s,code=%s", c->arch + 3, c->arch);
+    else
+        snprintf(arch, sizeof arch, "-arch=%s", c->arch);
     char *argv[N_FLAGS + 8];
     int a = 0;
     argv[a++] = (char *)c->nvcc;

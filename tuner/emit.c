@@ -100,6 +100,87 @@ static void sb_expr(strbuf *b, json_t *v) {
         sb_printf(b, "(%s)", json_string_value(v));
 }
 
+/* The copy engine's name of a buffer's element type. */
+static const char *map_type(json_t *problem, const char *buffer) {
+    static const char *const T[][2] = {{"float", "FLOAT32"},          {"double", "FLOAT64"},
+                                       {"__nv_bfloat16", "BFLOAT16"}, {"int", "INT32"},
+                                       {"unsigned", "UINT32"},        {"long long", "INT64"},
+                                       {"unsigned long long", "UINT64"}, {"size_t", "UINT64"}};
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(problem, "buffers"), i, e) {
+        if (strcmp(json_string_value(json_object_get(e, "name")), buffer) != 0) continue;
+        const char *type = json_string_value(json_object_get(e, "type"));
+        for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
+            if (!strcmp(T[k][0], type)) return T[k][1];
+    }
+    return NULL;
+}
+
+/* The helper that encodes a tensor map through the runtime's driver entry
+ * point (no libcuda link in the user's program), as the runner does. */
+static const char MAP_ENCODER[] =
+    "inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const void *ptr,\n"
+    "                                 unsigned rank, const cuuint64_t *dims, const cuuint64_t "
+    "*strides,\n"
+    "                                 const cuuint32_t *box, int swizzle) {\n"
+    "    typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,\n"
+    "                                  const cuuint64_t *, const cuuint64_t *, const cuuint32_t "
+    "*,\n"
+    "                                  const cuuint32_t *, CUtensorMapInterleave, "
+    "CUtensorMapSwizzle,\n"
+    "                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);\n"
+    "    static encode_fn encode = nullptr;\n"
+    "    if (!encode) {\n"
+    "        void *fn = nullptr;\n"
+    "        cudaDriverEntryPointQueryResult q;\n"
+    "        if (cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\", &fn, 12000,\n"
+    "                                             cudaEnableDefault, &q) != cudaSuccess ||\n"
+    "            q != cudaDriverEntryPointSuccess || !fn)\n"
+    "            return cudaErrorNotSupported;\n"
+    "        encode = (encode_fn)fn;\n"
+    "    }\n"
+    "    const cuuint32_t ones[5] = {1, 1, 1, 1, 1};\n"
+    "    const CUtensorMapSwizzle sw = swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B\n"
+    "                                  : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B\n"
+    "                                  : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B\n"
+    "                                                  : CU_TENSOR_MAP_SWIZZLE_NONE;\n"
+    "    return encode(m, type, rank, const_cast<void *>(ptr), dims, strides, box, ones,\n"
+    "                  CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
+    "                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS\n"
+    "               ? cudaSuccess\n"
+    "               : cudaErrorInvalidValue;\n"
+    "}\n\n";
+
+/* The tensor maps of launch(), encoded from the call's sizes: bt_map0... */
+static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
+    json_t *m;
+    size_t i;
+    json_array_foreach(maps, i, m) {
+        const char *buf = json_string_value(json_object_get(m, "buffer"));
+        const char *type = map_type(problem, buf);
+        const char *keys[] = {"dims", "strides", "box"};
+        const char *ctype[] = {"cuuint64_t", "cuuint64_t", "cuuint32_t"};
+        sb_printf(b, "    CUtensorMap bt_map%zu;\n    {\n", i);
+        for (int k = 0; k < 3; k++) {
+            json_t *list = json_object_get(m, keys[k]), *v;
+            size_t j;
+            sb_printf(b, "        const %s %s[] = {", ctype[k], keys[k]);
+            json_array_foreach(list, j, v) {
+                sb_printf(b, "%s(%s)", j ? ", " : "", ctype[k]);
+                sb_expr(b, v);
+            }
+            sb_printf(b, "%s};\n", json_array_size(list) ? "" : "0");
+        }
+        sb_printf(b,
+                  "        e = bt_encode_map(&bt_map%zu, CU_TENSOR_MAP_DATA_TYPE_%s, %s, %zuu, dims, "
+                  "strides, box, %d);\n"
+                  "        if (e != cudaSuccess) return e;\n    }\n",
+                  i, type ? type : "UINT8", buf, json_array_size(json_object_get(m, "dims")),
+                  (int)json_integer_value(json_object_get(m, "swizzle")));
+    }
+}
+
 /* The launcher generated from the space's launch() run over symbols: the
  * same geometry the runner launched, computed from the call's sizes. */
 static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
@@ -123,9 +204,10 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
         "    }\n"
         "    return cache[dev] == 2;\n"
         "}\n\n"
+        "%s"
         "// Launch geometry from the space's launch(), as measured.\n"
         "inline cudaError_t launch_kernel(%s, cudaStream_t stream) {\n",
-        min_cc, decl);
+        min_cc, json_array_size(json_object_get(geo, "tensor_maps")) ? MAP_ENCODER : "", decl);
     free(decl);
     json_t *z;
     size_t i;
@@ -150,7 +232,11 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
     sb_printf(
         b,
         ";\n"
-        "    if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // nothing to do\n"
+        "    if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // nothing to do\n");
+    json_t *maps = json_object_get(geo, "tensor_maps");
+    sb_maps(b, problem, maps);
+    sb_printf(
+        b,
         "    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
         "(int)smem);\n"
         "    if (e != cudaSuccess) return e;\n"
@@ -160,6 +246,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
         sb_printf(b, "%s%s", i ? ", " : "", json_string_value(a));
+    for (size_t m = 0; m < json_array_size(maps); m++)
+        sb_printf(b, ", bt_map%zu", m);
     sb_printf(b, ");\n    return cudaGetLastError();\n}\n");
 }
 
@@ -419,8 +507,8 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               "}\n\n"
               "// The tuned variant to run for this call: -1 for the portable one.\n"
               "inline int choose(%s) {\n"
-              "    int pick = -1;\n    double best = 1e300, d;\n",
-              sp, decl);
+              "    int pick = -1;\n%s",
+              sp, decl, n ? "    double best = 1e300, d;\n" : "");
     for (int i = 0; i < n; i++) {
         sb_printf(&b, "    if (is_device(\"");
         sb_c_string(&b, devs[i].name);
@@ -429,7 +517,7 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
         sb_distance(&b, devs[i].sizes);
         sb_printf(&b, ") < best) best = d, pick = %d;\n", i);
     }
-    sb_printf(&b, "    (void)d;\n    (void)best;\n");
+    if (n) sb_printf(&b, "    (void)d;\n    (void)best;\n");
     json_t *name;
     size_t i;
     json_array_foreach(json_object_get(problem, "signature"), i, name)

@@ -222,6 +222,8 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
                   "kernel", "bartune_kernel", "grid", json_object_get(*geometry, "grid"), "block",
                   json_object_get(*geometry, "block"), "smem", json_object_get(*geometry, "smem"),
                   "resident", json_object_get(*geometry, "resident"), "reps", g->o->reps);
+    json_t *maps = json_object_get(*geometry, "tensor_maps");
+    if (json_array_size(maps)) json_object_set(req, "tensor_maps", maps);
     if (sanitize) json_object_set_new(req, "sanitize", json_true());
     if (reject_ms > 0) json_object_set_new(req, "reject_ms", json_real(reject_ms));
     return req;

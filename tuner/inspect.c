@@ -81,7 +81,7 @@ int cmd_compile(const options *o) {
     space *s = open_expanded(o, &d, &vs, &rc);
     if (!s) return rc;
     char arch[16];
-    device_arch(&d, arch);
+    space_compile_arch(s, &d, arch);
     compiler c = {.nvcc = o->nvcc,
                   .cache_dir = o->cache,
                   .arch = arch,

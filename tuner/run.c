@@ -38,7 +38,7 @@ static int run_all(run_ctx *c, json_t *sizes, json_t *instances) {
     const options *o = c->o;
     gpu *g0 = &c->lanes[0]->g;
     char arch[16];
-    device_arch(&g0->dev, arch);
+    space_compile_arch(c->s, &g0->dev, arch);
     compiler comp = {.nvcc = o->nvcc,
                      .cache_dir = o->cache,
                      .arch = arch,

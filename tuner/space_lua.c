@@ -558,6 +558,12 @@ const char *space_name(const space *s) {
 const char *space_file(const space *s) {
     return s->file;
 }
+void space_compile_arch(const space *s, const device_info *d, char out[16]) {
+    device_arch(d, out);
+    if (d->cc_major >= 9 && json_is_true(json_object_get(space_problem(s), "arch_specific")))
+        strncat(out, "a", 15 - strlen(out));
+}
+
 json_t *space_problem(const space *s) {
     return s->problem;
 }

@@ -15,8 +15,9 @@
 --              comes last); every arg must be among them
 --   verify     "exact" (bit for bit) or "bound" (|got - expect| <= a bound the
 --              reference computes per element)
---   cost       function(s) -> { bytes = ..., fma = ... }: the least memory
---              traffic and FMAs of one call, for bench's floor
+--   cost       function(s) -> { bytes = ..., fma = ..., mma = ... }: the least
+--              memory traffic, fp32 FMAs and bf16 tensor-core multiply-adds of
+--              one call, for bench's floor (each over the card's measured rate)
 --   tune       { { n = 1 << 28 }, ... }: the sizes a tune measures at
 --   host_baselines  { { "cuBLAS SGEMM", source = "sgemm/cublas_baseline.cu",
 --              libs = { "cublas" } } }: library code bench times beside the
@@ -36,6 +37,7 @@ local IDENT = "^[%a_][%w_]*$"
 M.TYPES = {
   ["float"] = 4, ["double"] = 8, ["int"] = 4, ["unsigned"] = 4,
   ["long long"] = 8, ["unsigned long long"] = 8, ["size_t"] = 8,
+  ["__nv_bfloat16"] = 2, -- buffers only (cuda_bf16.h); the reference sees its bits as uint16_t
 }
 local INTEGER_TYPES = { ["int"] = true, ["unsigned"] = true, ["long long"] = true,
   ["unsigned long long"] = true, ["size_t"] = true }
@@ -79,6 +81,7 @@ local function read_entities(P, t, file)
   for _, v in ipairs(t.scalars or {}) do
     declare("scalar", v[1])
     check_type(file, "scalar '" .. tostring(v[1]) .. "'", v[2])
+    if M.TYPES[v[2]] < 4 then fail(file, "scalar '" .. v[1] .. "': a scalar is float, double or an integer type, not " .. v[2]) end
     if type(v.value) ~= "number" or v.value ~= v.value then
       fail(file, "scalar '" .. v[1] .. "' needs value = a number")
     end
@@ -244,7 +247,7 @@ function M.instance(P, s)
   end
   local cost = P.cost(s)
   if type(cost) ~= "table" then fail(P.file, "cost(s) must return { bytes = ..., fma = ... }") end
-  for _, k in ipairs({ "bytes", "fma" }) do
+  for _, k in ipairs({ "bytes", "fma", "mma" }) do
     local v = rawget(cost, k) or 0
     if type(v) ~= "number" or v < 0 or v ~= v then fail(P.file, "cost(s)." .. k .. " must be a number >= 0") end
     inst[k] = v
@@ -349,6 +352,40 @@ function M.geometry(fn, c, s, dev, where)
     error(where .. ": launch().min_cc must be an integer (e.g. 90 for sm_90)", 0)
   end
   out.min_cc = min_cc
+  out.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
+  return out
+end
+
+-- tensor_maps: the bulk-tensor-copy descriptors a kernel takes after its
+-- args, each { buffer = "A", dims = { inner, ... }, strides = { bytes of
+-- dims 2.. }, box = { ... }, swizzle = 0 | 32 | 64 | 128 }. The runner
+-- encodes them with cuTensorMapEncodeTiled on the buffer's device pointer;
+-- the header encodes the same maps from the call's sizes.
+function M.tensor_maps(maps, where)
+  if maps == nil then return nil end
+  local bad = where .. ": launch().tensor_maps must be a list of { buffer = name, dims = {...}, strides = {...}, box = {...}, swizzle = 0|32|64|128 }"
+  if type(maps) ~= "table" or rawlen(maps) > 8 then error(bad .. " (at most 8)", 0) end
+  local out = {}
+  for i = 1, rawlen(maps) do
+    local m = rawget(maps, i)
+    if type(m) ~= "table" or type(rawget(m, "buffer")) ~= "string" or not rawget(m, "buffer"):match(IDENT) then error(bad, 0) end
+    local e = { buffer = rawget(m, "buffer"), swizzle = rawget(m, "swizzle") or 0 }
+    if e.swizzle ~= 0 and e.swizzle ~= 32 and e.swizzle ~= 64 and e.swizzle ~= 128 then error(bad, 0) end
+    local rank = type(rawget(m, "dims")) == "table" and rawlen(rawget(m, "dims")) or 0
+    if rank < 1 or rank > 5 then error(bad .. " (1 to 5 dims)", 0) end
+    for key, n in pairs({ dims = rank, strides = rank - 1, box = rank }) do
+      local t = rawget(m, key)
+      if type(t) ~= "table" or rawlen(t) ~= n then error(bad .. " (" .. key .. ": " .. n .. " entries)", 0) end
+      e[key] = {}
+      for k = 1, n do
+        local v = rawget(t, k)
+        if not is_sym(v) and math.type(v) ~= "integer" then error(bad .. " (" .. key .. "[" .. k .. "] is " .. tostring(v) .. ")", 0) end
+        if key == "box" and is_sym(v) then error(bad .. " (the box is a compile-time shape: an integer)", 0) end
+        e[key][k] = is_sym(v) and v.code or v
+      end
+    end
+    out[i] = e
+  end
   return out
 end
 

@@ -117,6 +117,12 @@ function M.load(text, chunkname, read, read_problem)
       end
       S.name, S.template, S.host, S.problem_name = t.name, t.template, t.host, t.problem
       S.tune_override = t.sizes
+      -- arch_specific: compiled for the device's feature set (sm_90a:
+      -- wgmma, setmaxnreg), whose code runs on that architecture alone
+      if t.arch_specific ~= nil and type(t.arch_specific) ~= "boolean" then
+        error("space{} arch_specific must be true or false", 2)
+      end
+      S.arch_specific = t.arch_specific == true
       S.group = {}
       if t.group ~= nil then -- parameters whose values group variants in `bartune report`
         if type(t.group) ~= "table" then error("space{} group must be a list of parameter names", 2) end
@@ -437,7 +443,7 @@ function M.problem_info(S)
   for _, b in ipairs(P.buffers) do buffers[#buffers + 1] = { name = b.name, type = b.type, role = b.role } end
   return { name = P.name, file = P.file, verify = P.verify, sizes = sizes, scalars = scalars,
     buffers = buffers, args = P.args, signature = P.signature, tune = S.tune,
-    host_baselines = P.host_baselines,
+    host_baselines = P.host_baselines, arch_specific = S.arch_specific,
     group = #S.group > 0 and S.group or { S.params[1].name } }
 end
 

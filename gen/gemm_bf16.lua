@@ -1,0 +1,96 @@
+-- bf16 GEMM on Hopper tensor cores (problems/gemm_bf16.lua): the
+-- warp-specialised kernel, TMA producers and wgmma consumers over a ring of
+-- mbarrier-guarded stages, with the knobs that decide its speed. Thousands
+-- of variants of a few seconds of nvcc each: tune it with a strategy, e.g.
+--   bartune run gen/gemm_bf16.lua --strategy ils --budget 8m
+space {
+  name = "gemm_bf16",
+  template = "gemm_bf16.cu",      -- pieces in templates/gemm_bf16/
+  host = "gemm_bf16/host.cuh",    -- the header's run(): the simt path where TMA cannot go
+  problem = "gemm_bf16",
+  arch_specific = true,           -- sm_90a: wgmma and setmaxnreg
+  group = { "schedule", "producer", "cluster", "grid" },
+}
+
+local hopper = function(c) return c.kind == "wgmma" end
+local two = function(c) return hopper(c) and c.consumers == 2 end
+-- wgmma: the Hopper kernel; simt: the plain kernel for other GPUs (portable)
+param("kind", { "wgmma", "simt" })
+param("bn", { 128, 192, 256 }, { when = hopper })        -- tile columns: wgmma's N
+param("wm", { 64, 128 }, { when = hopper })              -- tile rows per consumer warpgroup
+param("consumers", { 1, 2 }, { when = hopper })          -- consumer warpgroups
+-- cooperative: the warpgroups split one tile's rows; ping-pong: each its own
+-- tile, main loops taking turns (one computes while the other stores)
+param("schedule", { "cooperative", "pingpong" }, { when = two })
+-- what orders the ping-pong main loops: named barriers or an mbarrier pair
+param("order", { "named", "mbarrier" }, { when = function(c) return two(c) and c.schedule == "pingpong" end })
+-- one producer warp issuing every copy, or a producer warpgroup (A and B
+-- from two warps), which can give its registers to the consumers
+param("producer", { "warp", "warpgroup" }, { when = hopper })
+param("regs", { "none", "setmaxnreg" }, { when = function(c) return two(c) and c.producer == "warpgroup" end })
+param("stages", { 2, 3, 4, 5, 6, 7 }, { when = hopper })
+param("cluster", { 1, 2 }, { when = hopper })            -- 2: CTA pairs along M share B (multicast)
+param("grid", { "tile", "persistent" }, { when = hopper })  -- persistent: one CTA per SM walks tiles
+param("raster", { "row", "grouped" }, { when = hopper })    -- grouped: 8 rows of tiles at a time (L2)
+
+derive(function(c, dev)
+  c.fault = c.fault or "none"
+  if c.kind == "simt" then
+    c.threads, c.smem_bytes, c.min_cc = 256, 0, 70
+    return
+  end
+  c.schedule = c.schedule or "cooperative"
+  c.regs = c.regs or "none"
+  c.rows = c.schedule == "pingpong" and c.wm or c.consumers * c.wm   -- a stage's A rows
+  c.threads = c.consumers * 128 + (c.producer == "warp" and 32 or 128)
+  c.producer_regs, c.consumer_regs = 40, 232                          -- 40 * 128 + 232 * 256 <= 65536
+  c.acc_regs = (c.wm // 64) * c.bn // 2                               -- fp32 accumulators per thread
+  c.stage_bytes = (c.rows + c.bn) * 64 * 2
+  c.smem_bytes = 2048 + c.stages * c.stage_bytes                      -- 1 KiB alignment, 1 KiB barriers
+  c.min_cc = 90
+end)
+
+launch(function(c, s, dev)
+  if c.kind == "simt" then
+    return { grid = { ceil_div(s.N, 64), ceil_div(s.M, 64) }, block = { 256 }, min_cc = 70 }
+  end
+  local tiles_m, tiles_n = ceil_div(s.M, c.rows), ceil_div(s.N, c.bn)
+  local units = ceil_div(tiles_m, c.cluster) * tiles_n
+  local blocks
+  if c.grid == "persistent" then
+    blocks = min(units, dev.sms // c.cluster)
+  else
+    blocks = c.schedule == "pingpong" and ceil_div(units, 2) or units
+  end
+  return {
+    grid = { blocks * c.cluster }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+    -- A: K inner, M rows, one box of 64 x rows; B: N inner, K rows, boxes of 64 x 64
+    tensor_maps = {
+      { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
+      { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
+    },
+  }
+end)
+
+device_limits()
+constraint("the Hopper kind on sm_90 and up, the plain kind below it", function(c, dev)
+  return (c.kind == "wgmma") == (dev.arch >= 90)
+end)
+constraint("accumulators fit the registers: at most 128 fp32 per thread", function(c)
+  return not hopper(c) or c.acc_regs <= 128
+end)
+constraint("a cluster pair splits B's 64-column boxes evenly", function(c)
+  return not hopper(c) or c.cluster == 1 or (c.bn // 64) % 2 == 0
+end)
+constraint("two warpgroups of 128 x 256 accumulators need setmaxnreg's registers", function(c)
+  return not two(c) or c.acc_regs < 128 or c.regs == "setmaxnreg" or c.producer == "warp"
+end)
+
+-- Beside the best in every bench: CUTLASS's usual Hopper schedules at
+-- 128 x 256 (cooperative, 2 consumer warpgroups) and ping-pong 64 x 256.
+local coop = { kind = "wgmma", bn = 256, wm = 64, consumers = 2, schedule = "cooperative",
+  producer = "warpgroup", regs = "setmaxnreg", stages = 4, cluster = 1, grid = "persistent", raster = "grouped" }
+baseline("cooperative 128x256x64, 4 stages, setmaxnreg", coop)
+baseline("ping-pong 64x256x64, named order", merged(coop, { schedule = "pingpong", order = "named" }))
+-- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).
+portable("portable", { kind = "simt" })

@@ -1,0 +1,46 @@
+-- C = alpha * A * B + beta * C with A, B in bf16 and fp32 accumulation, C
+-- bf16, all row-major: A is M x K (lda >= K), B is K x N (ldb >= N), C is
+-- M x N (ldc >= N). The CPU reference (templates/gemm_bf16/reference.c)
+-- works in double from the bf16 inputs.
+problem {
+  name = "gemm_bf16",
+  sizes = {
+    { "M", "int" }, { "N", "int" }, { "K", "int" },
+    { "lda", "int", default = function(s) return s.K end },
+    { "ldb", "int", default = function(s) return s.N end },
+    { "ldc", "int", default = function(s) return s.N end },
+  },
+  scalars = { { "alpha", "float", value = 1.25 }, { "beta", "float", value = -0.75 } },
+  buffers = {
+    { "A", "__nv_bfloat16", role = "in", length = function(s) return (s.M - 1) * s.lda + s.K end, init = { "uniform", -1, 1 } },
+    { "B", "__nv_bfloat16", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 } },
+    { "C", "__nv_bfloat16", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 } },
+  },
+  args = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
+  signature = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
+  -- Products of bf16 values are exact in fp32; any order of fp32 additions
+  -- of the K products, rounding to nearest or truncating (tensor cores may
+  -- truncate: u = 2^-23, twice fp32's unit roundoff), then alpha * acc +
+  -- beta * c, is within E = gamma_{K+2} (|alpha| sum_k |a_ik b_kj| + |beta
+  -- c_ij|) of the exact value (Higham 3.1, 3.5); rounding that to bf16 adds
+  -- at most 2^-8 of it: |got - exact| <= E (1 + 2^-8) + 2^-8 |exact|. A
+  -- dropped k-slice of 16 moves an element by about sqrt(16 / 9) = 1.3
+  -- (uniform inputs), a k-tile read twice by 2.7: far past the bound at the
+  -- fault shapes (K = 1000: E ~ 0.03, output rounding ~ 0.05). fp16 read as
+  -- bf16 is wrong in every element (see tests/test_gemm_bf16_reference.c).
+  verify = "bound",
+  cost = function(s)
+    return { bytes = 2 * (s.M * s.K + s.K * s.N + 2 * s.M * s.N), mma = s.M * s.N * s.K }
+  end,
+  -- bench times cuBLAS (cublasGemmEx, bf16 in and out, fp32 compute) beside it
+  host_baselines = { { "cuBLAS bf16 GemmEx", source = "gemm_bf16/cublas_baseline.cu", libs = { "cublas" } } },
+  tune = {
+    { M = 4096, N = 4096, K = 4096 },
+    { M = 8192, N = 8192, K = 8192 },
+    { M = 2048, N = 2048, K = 2048 },
+    { M = 1024, N = 1024, K = 1024 },
+    { M = 16384, N = 128, K = 4096 },
+    { M = 4096, N = 4096, K = 256 },
+    { M = 256, N = 256, K = 16384 },
+  },
+}

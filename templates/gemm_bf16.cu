@@ -1,0 +1,83 @@
+// bartune template: bf16 GEMM on tensor cores, C = alpha A B + beta C, A
+// (M x K) and B (K x N) bf16 row-major, fp32 accumulation, C bf16.
+// The Hopper kind is warp-specialised: producer threads issue bulk tensor
+// copies (TMA) of A and B tiles into a ring of shared-memory stages, each
+// completing on the stage's full mbarrier with a transaction count;
+// consumer warpgroups run wgmma on the stage, then arrive on its empty
+// mbarrier. Cooperative: the consumer warpgroups split one tile's rows;
+// ping-pong: each takes every other tile, their main loops ordered by a
+// barrier so one computes while the other stores. The simt kind is the
+// plain kernel for every other GPU (and for calls the copy engine refuses).
+// Variant: $(describe)
+#include <cstdint>
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+namespace $(ns) {
+
+//% include("gemm_bf16/simt.cuh")
+//% if kind == "wgmma" then
+// What the kernel's code needs: sm_90a (wgmma, setmaxnreg). Built for
+// plain sm_90, the kernel traps and the header's run() takes the simt path.
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define BARTUNE_HOPPER 1
+#endif
+
+constexpr int kBN = $(bn), kBK = 64, kStages = $(stages);
+constexpr int kWM = $(wm), kMsub = kWM / 64;       // rows of C per consumer warpgroup
+constexpr int kConsumers = $(consumers);           // consumer warpgroups
+constexpr bool kPingpong = $(schedule == "pingpong" and "true" or "false");
+constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
+constexpr int kCluster = $(cluster);               // CTAs sharing B (multicast), along M
+constexpr int kIssuers = $(producer == "warpgroup" and 2 or 1);  // threads issuing copies
+constexpr int kProducerThreads = $(producer == "warpgroup" and 128 or 32);
+constexpr int kThreads = kConsumers * 128 + kProducerThreads;
+constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
+constexpr int kStageBytes = kABytes + kBBytes;
+constexpr int kBBoxes = kBN / 64;                  // B arrives as 64 x 64 boxes (128 B rows)
+constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one stage
+constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
+constexpr bool kPersistent = $(grid == "persistent" and "true" or "false");
+constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
+constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // rows of units per L2 group
+static_assert(kBN % 64 == 0 && kBBoxes % kCluster == 0, "B boxes split over the cluster");
+static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swizzle atoms)");
+
+//% include("gemm_bf16/hopper.cuh")
+//% include("gemm_bf16/tiles.cuh")
+//% include("gemm_bf16/ring.cuh")
+//% include("gemm_bf16/roles.cuh")
+//% end
+
+//% if kind == "wgmma" then
+// the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define BARTUNE_CLUSTER __cluster_dims__(kCluster, 1, 1)
+#else
+#define BARTUNE_CLUSTER
+#endif
+$(kernel_linkage) __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
+$(kernel_name)(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
+               const __nv_bfloat16* __restrict__ B, int ldb, float beta,
+               __nv_bfloat16* __restrict__ C, int ldc, const __grid_constant__ CUtensorMap tmA,
+               const __grid_constant__ CUtensorMap tmB) {
+#if defined(BARTUNE_HOPPER)
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const Problem p = make_problem(M, N, K, alpha, beta, C, ldc);
+    run_roles(p, smem_raw, &tmA, &tmB);
+#else
+    __trap();  // not built for sm_90a: the header's run() never launches this
+#endif
+}
+#undef BARTUNE_CLUSTER
+//% else
+$(kernel_linkage) __global__ void __launch_bounds__(kSimtThreads)
+$(kernel_name)(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
+               const __nv_bfloat16* __restrict__ B, int ldb, float beta,
+               __nv_bfloat16* __restrict__ C, int ldc) {
+    simt_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+//% end
+
+}  // namespace $(ns)

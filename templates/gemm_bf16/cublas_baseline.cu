@@ -1,0 +1,36 @@
+// cuBLAS bf16 GEMM as a host baseline of the gemm_bf16 problem (see
+// templates/bartune_baseline.h): cublasGemmEx with bf16 A, B and C and
+// CUBLAS_COMPUTE_32F. cuBLAS is column-major: the row-major C = alpha A B +
+// beta C is the column-major C^T = alpha B^T A^T + beta C^T, i.e.
+// GemmEx(N, M, K) with the operands swapped and no transposes.
+#include <cstdio>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "bartune_baseline.h"
+
+static cublasHandle_t handle;  // made on the first call, kept for the runner's life
+
+extern "C" int bartune_baseline(void* const* args, cudaStream_t stream, char* error, size_t error_len) {
+    // args: M, N, K, alpha, A, lda, B, ldb, beta, C, ldc (problems/gemm_bf16.lua)
+    const int M = BARTUNE_BASELINE_ARG(args, 0, int), N = BARTUNE_BASELINE_ARG(args, 1, int);
+    const int K = BARTUNE_BASELINE_ARG(args, 2, int);
+    const float alpha = BARTUNE_BASELINE_ARG(args, 3, float), beta = BARTUNE_BASELINE_ARG(args, 8, float);
+    const void* A = BARTUNE_BASELINE_ARG(args, 4, void*);
+    const void* B = BARTUNE_BASELINE_ARG(args, 6, void*);
+    void* C = BARTUNE_BASELINE_ARG(args, 9, void*);
+    const int lda = BARTUNE_BASELINE_ARG(args, 5, int), ldb = BARTUNE_BASELINE_ARG(args, 7, int);
+    const int ldc = BARTUNE_BASELINE_ARG(args, 10, int);
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    if (!handle) st = cublasCreate(&handle);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetStream(handle, stream);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16BF, ldb, A,
+                          CUDA_R_16BF, lda, &beta, C, CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F,
+                          CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(error, error_len, "cuBLAS: %s", cublasGetStatusString(st));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,117 @@
+/* CPU reference of gemm_bf16: C = alpha A B + beta C in double from the
+ * bf16 inputs, and per element the bound of problems/gemm_bf16.lua:
+ * E (1 + 2^-8) + 2^-8 |exact|, E = gamma_{K+2} (|alpha| sum_k |a_ik b_kj| +
+ * |beta c_ij|) with u = 2^-23. Elements of C between rows (ldc > N) must
+ * come back untouched: expected as they were, bound 0.
+ *
+ * A block of ROWS rows of C by COLS columns accumulates in double over all
+ * of K, streaming the matching rows of B (converted once per k), so B is
+ * read once per row block. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bartune_reference.h"
+
+enum { ROWS = 32, COLS = 256 };
+
+static double bf16(uint16_t bits) {
+    const uint32_t u = (uint32_t)bits << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+typedef struct {
+    long long M, N, K, lda, ldb, ldc;
+    double alpha, beta, gamma;
+    const uint16_t *a, *b, *c;
+    double *expect, *bound;
+} gemm;
+
+/* Rows [i0, i1) by columns [j0, j1) of C; scratch holds 3 COLS + 2 ROWS COLS. */
+static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
+                  double *scratch) {
+    const long long w = j1 - j0, h = i1 - i0;
+    double *acc = scratch, *mag = acc + ROWS * COLS, *brow = mag + ROWS * COLS, *babs = brow + COLS;
+    for (long long x = 0; x < ROWS * COLS; x++)
+        acc[x] = mag[x] = 0;
+    for (long long k = 0; k < g->K; k++) {
+        for (long long j = 0; j < w; j++) {
+            brow[j] = bf16(g->b[k * g->ldb + j0 + j]);
+            babs[j] = fabs(brow[j]);
+        }
+        for (long long i = 0; i < h; i++) {
+            const double a = bf16(g->a[(i0 + i) * g->lda + k]), aa = fabs(a);
+            double *ac = acc + i * COLS, *mg = mag + i * COLS;
+            for (long long j = 0; j < w; j++) {
+                ac[j] += a * brow[j];
+                mg[j] += aa * babs[j];
+            }
+        }
+    }
+    const double r = ldexp(1.0, -8);
+    for (long long i = 0; i < h; i++)
+        for (long long j = 0; j < w; j++) {
+            const long long at = (i0 + i) * g->ldc + j0 + j;
+            const double c = bf16(g->c[at]), exact = g->alpha * acc[i * COLS + j] + g->beta * c;
+            const double e = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));
+            g->expect[at] = exact;
+            g->bound[at] = e * (1 + r) + r * fabs(exact);
+        }
+}
+
+static int gemm_bf16(bt_problem *p, int part, int parts) {
+    bt_buffer *C = bt_buffer_named(p, "C");
+    gemm g = {.M = bt_size(p, "M"),
+              .N = bt_size(p, "N"),
+              .K = bt_size(p, "K"),
+              .lda = bt_size(p, "lda"),
+              .ldb = bt_size(p, "ldb"),
+              .ldc = bt_size(p, "ldc"),
+              .alpha = (float)bt_scalar(p, "alpha"),
+              .beta = (float)bt_scalar(p, "beta"),
+              .a = bt_buffer_named(p, "A")->data,
+              .b = bt_buffer_named(p, "B")->data,
+              .c = C->data,
+              .expect = C->expect,
+              .bound = C->bound};
+    const double u = ldexp(1.0, -23), n = (double)g.K + 2;
+    g.gamma = n * u / (1 - n * u);
+    if (g.lda < g.K || g.ldb < g.N || g.ldc < g.N) {
+        snprintf(p->error, sizeof p->error,
+                 "leading dimensions too small: lda %lld < K %lld, ldb %lld < N %lld or ldc %lld "
+                 "< N %lld",
+                 g.lda, g.K, g.ldb, g.N, g.ldc, g.N);
+        return 1;
+    }
+    size_t begin, end;
+    bt_share((size_t)g.M, part, parts, &begin, &end);
+    for (size_t i = begin; i < end; i++) /* between rows: untouched */
+        for (long long j = g.N; j < g.ldc && (long long)i * g.ldc + j < (long long)C->length; j++) {
+            const long long at = (long long)i * g.ldc + j;
+            g.expect[at] = bf16(g.c[at]);
+            g.bound[at] = 0;
+        }
+    const long long blocks = (g.M + ROWS - 1) / ROWS;
+    bt_share((size_t)blocks, part, parts, &begin, &end);
+    double *scratch = malloc(sizeof(double) * (2 * ROWS * COLS + 2 * COLS));
+    if (!scratch) {
+        snprintf(p->error, sizeof p->error, "out of memory");
+        return 1;
+    }
+    for (size_t rb = begin; rb < end; rb++) {
+        const long long i0 = (long long)rb * ROWS, i1 = i0 + ROWS < g.M ? i0 + ROWS : g.M;
+        for (long long j0 = 0; j0 < g.N; j0 += COLS)
+            block(&g, i0, i1, j0, j0 + COLS < g.N ? j0 + COLS : g.N, scratch);
+    }
+    free(scratch);
+    return 0;
+}
+
+const bt_reference bartune_references[] = {
+    {"gemm_bf16", gemm_bf16},
+    {NULL, NULL},
+};

@@ -1,0 +1,149 @@
+// The two roles. Producers: the issuing threads (one, or one per operand)
+// walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
+// start the copies. Consumers: each warpgroup waits for a stage, issues its
+// wgmmas (64 x kBN x 16 each, kMsub x 4 per k-tile), keeps one k-tile of
+// them in flight and frees the stage of the one before; then the epilogue
+// scales and stores its rows of the tile from registers.
+//% local fault = fault or "none"
+__device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
+                                        const CUtensorMap* tmA, const CUtensorMap* tmB) {
+//% if regs == "setmaxnreg" then
+    setmaxnreg_dec<$(producer_regs)>();
+//% end
+    const int warp = (threadIdx.x - kConsumers * 128) / 32, lane = threadIdx.x & 31;
+    if (lane != 0 || warp >= kIssuers) return;
+    const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
+    prefetch_map(loads_a ? tmA : tmB);
+    const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
+    const int box0 = (int)rank * (kBBoxes / kCluster);
+    for (int lt = 0;; ++lt) {
+        const int u = unit_of(p, lt);
+        if (u < 0) break;
+        int tm, tn;
+        tile_of(p, u, rank, tm, tn);
+        for (int kb = 0; kb < p.ktiles; ++kb) {
+            const int it = lt * p.ktiles + kb, s = stage_of(it);
+//% if fault == "read_twice" then
+            const int k0 = (kb == 1 ? 0 : kb) * kBK;  // fault: k-tile 1 is k-tile 0 again
+//% else
+            const int k0 = kb * kBK;
+//% end
+            producer_acquire(base, it);
+            mbar_expect_tx(full_bar(base, s), bytes);
+            if (loads_a) tma_load(stage_a(base, s), tmA, k0, tm * kBM, full_bar(base, s));
+            if (!loads_b) continue;
+            for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
+                const uint32_t dst = stage_b(base, s) + j * 8192;
+                if (kCluster == 1)
+                    tma_load(dst, tmB, tn * kBN + j * 64, k0, full_bar(base, s));
+                else
+                    tma_load_multicast(dst, tmB, tn * kBN + j * 64, k0, full_bar(base, s),
+                                       (uint16_t)((1u << kCluster) - 1));
+            }
+        }
+    }
+}
+
+// Row r of this thread's accumulator fragment pair i (0 .. kBN/4 - 1):
+// wgmma's D layout gives warp w rows 16w .. 16w + 15, lane l rows l/4 and
+// l/4 + 8, columns 8j + 2(l % 4) and the next one.
+__device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
+                                          int tn, int rows0) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms) {
+#pragma unroll
+        for (int j = 0; j < kBN / 8; ++j) {
+            const int col = tn * kBN + j * 8 + (lane & 3) * 2;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
+                if (row >= p.M || col >= p.N) continue;
+                float v0 = p.alpha * acc[ms][4 * j + 2 * h], v1 = p.alpha * acc[ms][4 * j + 2 * h + 1];
+                __nv_bfloat16* c = p.C + (long long)row * p.ldc + col;
+                const bool pair = col + 1 < p.N;
+                if (p.vec_store && pair) {
+                    __nv_bfloat162* c2 = reinterpret_cast<__nv_bfloat162*>(c);
+                    if (p.beta != 0.f) {
+                        const float2 old = __bfloat1622float2(*c2);
+                        v0 += p.beta * old.x;
+                        v1 += p.beta * old.y;
+                    }
+                    *c2 = __floats2bfloat162_rn(v0, v1);
+                } else {
+                    if (p.beta != 0.f) v0 += p.beta * __bfloat162float(c[0]);
+                    c[0] = __float2bfloat16_rn(v0);
+                    if (pair) {
+                        if (p.beta != 0.f) v1 += p.beta * __bfloat162float(c[1]);
+                        c[1] = __float2bfloat16_rn(v1);
+                    }
+                }
+            }
+        }
+    }
+}
+
+__device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg) {
+//% if regs == "setmaxnreg" then
+    setmaxnreg_inc<$(consumer_regs)>();
+//% end
+    uint32_t order_phase = 0;
+    const int rows0 = kPingpong ? 0 : wg * kWM;
+    for (int lt = kPingpong ? wg : 0;; lt += kPingpong ? 2 : 1) {
+        const int u = unit_of(p, lt);
+        if (u < 0) break;
+        int tm, tn;
+        tile_of(p, u, rank, tm, tn);
+        if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
+        // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
+        // here would make ptxas serialise the wgmmas (C7515)
+        float acc[kMsub][kBN / 2];
+        for (int kb = 0; kb < p.ktiles; ++kb) {
+            const int it = lt * p.ktiles + kb, s = stage_of(it);
+//% if fault ~= "no_full_wait" then
+            consumer_wait(base, it);
+//% end
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < kBK / 16; ++kk) {
+//% if fault == "drop_k" then
+                if (kb == p.ktiles - 1 && kk == kBK / 16 - 1 && p.K > 16) continue;  // fault: a k-slice of 16
+//% end
+                const uint64_t db = smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
+#pragma unroll
+                for (int ms = 0; ms < kMsub; ++ms) {
+                    const uint64_t da =
+                        smem_desc(stage_a(base, s) + (rows0 + ms * 64) * 128 + kk * 32, 16, 1024);
+                    wgmma_tile(acc[ms], da, db, kb > 0 || kk > 0);
+                }
+            }
+            wgmma_commit();
+            wgmma_wait<1>();
+            if (kb > 0) consumer_release(base, it - 1);
+        }
+        wgmma_wait<0>();
+        consumer_release(base, lt * p.ktiles + p.ktiles - 1);
+        if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
+        store_tile(p, acc, tm, tn, rows0);
+    }
+}
+
+__device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
+                                          const CUtensorMap* tmA, const CUtensorMap* tmB) {
+    const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t rank = kCluster > 1 ? cluster_rank() : 0u;
+    if (threadIdx.x == 0) {
+        ring_init(base);
+        fence_barrier_init();
+    }
+    if (kCluster > 1)
+        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+    else
+        __syncthreads();
+    const int wg = threadIdx.x / 128;
+    if (wg >= kConsumers)
+        produce(p, base, rank, tmA, tmB);
+    else
+        consume(p, base, rank, wg);
+    if (kCluster > 1) cluster_sync();  // no CTA leaves while a peer still copies into it
+}

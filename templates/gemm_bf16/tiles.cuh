@@ -1,0 +1,53 @@
+// Which tile of C a CTA computes. Tiles come in units of kCluster tiles
+// along M (the CTAs of a cluster share the unit's B tile); units go in row
+// order, or in groups of kGroup unit-rows so that consecutive units reuse
+// A and B tiles in L2. A persistent CTA walks units cid, cid + clusters, ...;
+// a one-block-per-tile CTA takes kTilesPerBlock consecutive ones.
+struct Problem {
+    int M, N, K, ktiles, tiles_n, units_m, units;
+    float alpha, beta;
+    __nv_bfloat16* C;
+    int ldc;
+    bool vec_store;  // bf16x2 stores are aligned
+};
+
+__device__ __forceinline__ Problem make_problem(int M, int N, int K, float alpha, float beta,
+                                                __nv_bfloat16* C, int ldc) {
+    Problem p;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    p.ktiles = (K + kBK - 1) / kBK;
+    p.tiles_n = (N + kBN - 1) / kBN;
+    const int tiles_m = (M + kBM - 1) / kBM;
+    p.units_m = (tiles_m + kCluster - 1) / kCluster;
+    p.units = p.units_m * p.tiles_n;
+    p.alpha = alpha;
+    p.beta = beta;
+    p.C = C;
+    p.ldc = ldc;
+    p.vec_store = (ldc % 2) == 0 && (reinterpret_cast<uintptr_t>(C) % 4) == 0;
+    return p;
+}
+
+// The unit of this CTA's lt-th tile, or -1 past its last.
+__device__ __forceinline__ int unit_of(const Problem& p, int lt) {
+    const int cid = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
+    const int u = kPersistent ? cid + lt * clusters : (lt < kTilesPerBlock ? cid * kTilesPerBlock + lt : p.units);
+    return u < p.units ? u : -1;
+}
+
+// Tile coordinates (row of tiles, column of tiles) of unit u for this CTA.
+__device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, int& tm, int& tn) {
+    int um;
+    if (kGroup > 0) {
+        const int span = kGroup * p.tiles_n, first = (u / span) * kGroup;
+        const int rows = min(kGroup, p.units_m - first), r = u % span;
+        um = first + r % rows;
+        tn = r / rows;
+    } else {
+        um = u / p.tiles_n;
+        tn = u % p.tiles_n;
+    }
+    tm = um * kCluster + (int)rank;
+}

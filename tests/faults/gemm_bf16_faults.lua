@@ -1,0 +1,37 @@
+-- Fault injection for gemm_bf16: bartune's own Hopper kernel
+-- (templates/gemm_bf16.cu) at one configuration, correct beside variants
+-- that go wrong the ways a tensor-core pipeline does, which the bound of
+-- problems/gemm_bf16.lua must catch. Run with --templates tests/faults
+-- (see gpu_faults.sh); CI compiles them (faults_compile.sh).
+space {
+  name = "gemm_bf16_faults",
+  template = "gemm_bf16.cu",
+  problem = "gemm_bf16",
+  arch_specific = true,
+  -- partial tiles in M, N and K; ldc odd (the scalar stores)
+  sizes = { { M = 300, N = 200, K = 1000, lda = 1000, ldb = 208, ldc = 203 } },
+}
+
+param("fault", {
+  "none",
+  "drop_k",        -- the last k-slice of 16 is never multiplied
+  "read_twice",    -- k-tile 1 is loaded from k-tile 0's place
+  "no_full_wait",  -- consumers read a stage without waiting for its copies
+  "fp16",          -- the bf16 inputs multiplied as fp16
+  "none_again",    -- correct, after the faults
+})
+
+derive(function(c)
+  c.kind, c.bn, c.wm, c.consumers, c.schedule, c.producer = "wgmma", 128, 64, 2, "cooperative", "warpgroup"
+  c.regs, c.stages, c.cluster, c.grid, c.raster = "none", 3, 1, "persistent", "row"
+  c.order, c.rows, c.threads, c.min_cc = "named", 128, 384, 90
+  c.smem_bytes = 2048 + c.stages * (c.rows + c.bn) * 128
+end)
+launch(function(c, s, dev)
+  local units = ceil_div(s.M, c.rows) * ceil_div(s.N, c.bn)
+  return { grid = { min(units, dev.sms) }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+    tensor_maps = {
+      { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
+      { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
+    } }
+end)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A program of two .cu files that include kernels/NAME.cuh (the committed
+# header, or one emitted here from no results: the portable variant only),
+# built for the tuned architecture (TUNED-FLAGS), for plain sm_90 and with
+# plain nvcc. Mode "build" only builds (CI); mode "run" runs each on random
+# shapes and odd leading dimensions (exit 77 without a GPU): the tuned
+# build must pick a tuned variant where the header has one.
+# Usage: gemm_header.sh BARTUNE NVCC ROOT build|run NAME TUNED-FLAGS
+set -u
+bartune=$1 nvcc=$2 root=$3 mode=$4 name=$5 tuned_flags=$6
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+kernels=$root/kernels expect=expect-tuned
+if [ ! -f "$kernels/$name.cuh" ]; then
+    "$bartune" emit "$root/gen/$name.lua" --results "$tmp/none" --kernels "$tmp/k" >/dev/null || exit 1
+    kernels=$tmp/k expect=any
+fi
+build() { # OUT NVCC-FLAGS...
+    local out=$1; shift
+    "$nvcc" "$@" -std=c++17 -O2 -Werror all-warnings -I "$kernels" -I "$root/tests/header" \
+        "$root/tests/header/${name}_consumer.cu" "$root/tests/header/${name}_other.cu" -o "$out"
+}
+# shellcheck disable=SC2086 # the flags are words
+build "$tmp/tuned" $tuned_flags || exit 1
+build "$tmp/sm90" -arch=sm_90 || exit 1
+build "$tmp/plain" || exit 1
+[ "$mode" = build ] && { echo "built with nvcc $tuned_flags, -arch=sm_90 and plain nvcc against $kernels, no warnings"; exit 0; }
+"$tmp/tuned" $expect
+rc=$?
+[ $rc = 77 ] && { echo "no GPU"; exit 77; }
+[ $rc = 0 ] || exit 1
+"$tmp/sm90" any || exit 1
+"$tmp/plain" any

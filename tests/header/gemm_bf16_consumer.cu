@@ -1,0 +1,110 @@
+// A program of two translation units that include kernels/gemm_bf16.cuh and
+// just call bartune_gemm_bf16, as a user would: shapes whose rows the copy
+// engine takes (leading dimensions multiples of 8, aligned pointers: the
+// tensor-core path) and shapes it refuses (odd leading dimensions, offset
+// pointers: the plain path), M, N or K of 1, 7, 33, 1000, from both units;
+// each result within the bound of problems/gemm_bf16.lua against a double
+// loop here. Usage: gemm_bf16_consumer [expect-tuned|any] (exit 77 without a GPU)
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "gemm_bf16.cuh"
+
+// gemm_bf16_other.cu: the same header, the other translation unit.
+cudaError_t other_unit_gemm_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
+                                 const __nv_bfloat16* B, int ldb, float beta, __nv_bfloat16* C,
+                                 int ldc, cudaStream_t s);
+
+#include "cuda_check.h"
+
+static bool expect_tuned;
+static unsigned rng = 12345;
+static __nv_bfloat16 uniform() {
+    rng = rng * 1664525u + 1013904223u;
+    return __float2bfloat16((float)(rng >> 8) / (float)(1u << 24) * 2.0f - 1.0f);
+}
+static double f(__nv_bfloat16 v) { return (double)__bfloat162float(v); }
+
+// One call: C = alpha A B + beta C with A at offset `off` elements.
+static bool check(int M, int N, int K, int lda, int ldb, int ldc, int off, bool other) {
+    const float alpha = 1.5f, beta = -0.5f;
+    size_t la = (size_t)(M - 1) * lda + K + off, lb = (size_t)(K - 1) * ldb + N,
+           lc = (size_t)(M - 1) * ldc + N;
+    std::vector<__nv_bfloat16> a(la), b(lb), c(lc), got(lc);
+    for (auto& v : a) v = uniform();
+    for (auto& v : b) v = uniform();
+    for (auto& v : c) v = uniform();
+    __nv_bfloat16 *da, *db, *dc;
+    CHECK(cudaMalloc(&da, la * 2));
+    CHECK(cudaMalloc(&db, lb * 2));
+    CHECK(cudaMalloc(&dc, lc * 2));
+    CHECK(cudaMemcpy(da, a.data(), la * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b.data(), lb * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dc, c.data(), lc * 2, cudaMemcpyHostToDevice));
+    const char* variant =
+        bartune_gemm_bf16_variant(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
+    CHECK(other ? other_unit_gemm_bf16(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc, 0)
+                : bartune_gemm_bf16(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc));
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(got.data(), dc, lc * 2, cudaMemcpyDeviceToHost));
+    cudaFree(da), cudaFree(db), cudaFree(dc);
+    const double u = ldexp(1.0, -23), gamma = (K + 2) * u / (1 - (K + 2) * u), r = ldexp(1.0, -8);
+    long bad = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < ldc && (size_t)i * ldc + j < lc; j++) {
+            size_t at = (size_t)i * ldc + j;
+            if (j >= N) {  // between rows: untouched
+                bad += memcmp(&got[at], &c[at], 2) != 0;
+                continue;
+            }
+            double sum = 0, mag = 0;
+            for (int k = 0; k < K; k++) {
+                double p = f(a[off + (size_t)i * lda + k]) * f(b[(size_t)k * ldb + j]);
+                sum += p;
+                mag += fabs(p);
+            }
+            double want = alpha * sum + beta * f(c[at]);
+            double e = gamma * (fabs(alpha) * mag + fabs(beta * f(c[at])));
+            double bound = e * (1 + r) + r * fabs(want);
+            if (!(fabs(f(got[at]) - want) <= bound) && bad++ == 0)
+                printf("  (%d,%d): got %.6g, want %.6g, bound %.3g\n", i, j, f(got[at]), want, bound);
+        }
+    printf("M=%d N=%d K=%d lda=%d ldb=%d ldc=%d A+%d (%s): %s: %s\n", M, N, K, lda, ldb, ldc, off,
+           other ? "other unit" : "this unit", variant, bad ? "WRONG" : "within the bound");
+    if (expect_tuned && !strcmp(variant, "portable")) {
+        printf("  expected a tuned variant for this device, got the portable one\n");
+        return false;
+    }
+    return bad == 0;
+}
+
+int main(int argc, char** argv) {
+    skip_without_gpu();
+    expect_tuned = argc > 1 && !strcmp(argv[1], "expect-tuned");
+    const int dims[] = {1, 7, 33, 1000};
+    bool ok = true;
+    int n = 0;
+    for (int M : dims)
+        for (int N : dims)
+            for (int K : dims) {
+                if ((long long)M * N * K > 40000000LL) continue;  // the CPU check's time
+                const int pad = n % 3;                           // 0: tight, else odd
+                ok = check(M, N, K, K + pad, N + 2 * pad, N + pad, n % 4, n % 2) && ok;
+                n++;
+            }
+    // the copy engine's path: leading dimensions multiples of 8, partial tiles
+    ok = check(1000, 1000, 40, 40, 1000, 1000, 0, false) && ok;
+    ok = check(333, 200, 100, 104, 200, 203, 8, true) && ok;
+    ok = check(1024, 1024, 512, 512, 1024, 1024, 0, true) && ok;
+    ok = check(129, 4104, 72, 72, 4104, 4104, 0, false) && ok;
+    ok = check(7, 8, 8, 8, 8, 8, 0, true) && ok;
+    if (bartune_gemm_bf16(0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5) != cudaSuccess) {
+        printf("M=0 did not return cudaSuccess\n");
+        ok = false;
+    }
+    printf(ok ? "all within the bound\n" : "FAILED\n");
+    return ok ? 0 : 1;
+}
