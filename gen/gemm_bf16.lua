@@ -45,6 +45,10 @@ derive(function(c, dev)
   c.threads = c.consumers * 128 + (c.producer == "warp" and 32 or 128)
   c.producer_regs, c.consumer_regs = 40, 232                          -- 40 * 128 + 232 * 256 <= 65536
   c.acc_regs = (c.wm // 64) * c.bn // 2                               -- fp32 accumulators per thread
+  -- C pairs whose old values the epilogue loads at once: all of a row where
+  -- setmaxnreg gives the registers (or the accumulators are few), else 16
+  -- (ptxas: no spills at 168 registers), 8 for 192 columns (24 pairs)
+  c.epilogue_batch = (c.regs == "setmaxnreg" or c.acc_regs <= 64) and c.bn // 8 or (c.bn == 192 and 8 or 16)
   c.stage_bytes = (c.rows + c.bn) * 64 * 2
   c.smem_bytes = 2048 + c.stages * c.stage_bytes                      -- 1 KiB alignment, 1 KiB barriers
   c.min_cc = 90

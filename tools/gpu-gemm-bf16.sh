@@ -21,7 +21,7 @@ cmake -S . -B build -G Ninja >"$out/build.log" 2>&1 && cmake --build build >>"$o
 b=./build/bartune
 sz4="--size M=4096 --size N=4096 --size K=4096"
 log smoke
-$b run gen/gemm_bf16.lua --size M=1000 --size N=520 --size K=300 --timeout 3 --no-emit \
+$b run gen/gemm_bf16.lua --size M=1000 --size N=520 --size K=296 --timeout 3 --no-emit \
     kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=4 cluster=1 grid=tile raster=row \
     >"$out/smoke.log" 2>&1
 grep -E "records by status|^  #" "$out/smoke.log" | cut -c1-150
@@ -29,7 +29,7 @@ grep -q '"status":"ok"' results/*/gemm_bf16.jsonl || { tail -20 "$out/smoke.log"
 for p in $phases; do
     log "$p"
     case $p in
-    kinds) $b run gen/gemm_bf16.lua $sz4 stages=4 raster=grouped --timeout 3 --no-emit >"$out/kinds.log" 2>&1
+    kinds) $b run gen/gemm_bf16.lua $sz4 stages=4 raster=grouped ${KINDS:-} --timeout 3 --no-emit >"$out/kinds.log" 2>&1
            grep -E "records by status" "$out/kinds.log"; grep -E "^  #[0-9] " "$out/kinds.log" | cut -c1-220 ;;
     tune) $b run gen/gemm_bf16.lua --strategy ils --budget "$BUDGET" --timeout 3 >"$out/tune.log" 2>&1
           grep -E "records by status|^gemm_bf16 on|#1 " "$out/tune.log" | cut -c1-220 ;;
