@@ -32,6 +32,9 @@ param("stages", { 2, 3, 4, 5, 6, 7 }, { when = hopper })
 param("cluster", { 1, 2 }, { when = hopper })            -- 2: CTA pairs along M share B (multicast)
 param("grid", { "tile", "persistent" }, { when = hopper })  -- persistent: one CTA per SM walks tiles
 param("raster", { "row", "grouped" }, { when = hopper })    -- grouped: 8 rows of tiles at a time (L2)
+-- direct: C from registers; tma: through shared memory and the copy engine
+-- (C's old values loaded by it while the main loop runs)
+param("epilogue", { "direct", "tma" }, { when = hopper })
 
 derive(function(c, dev)
   c.fault = c.fault or "none"
@@ -50,7 +53,8 @@ derive(function(c, dev)
   -- (ptxas: no spills at 168 registers), 8 for 192 columns (24 pairs)
   c.epilogue_batch = (c.regs == "setmaxnreg" or c.acc_regs <= 64) and c.bn // 8 or (c.bn == 192 and 8 or 16)
   c.stage_bytes = (c.rows + c.bn) * 64 * 2
-  c.smem_bytes = 2048 + c.stages * c.stage_bytes                      -- 1 KiB alignment, 1 KiB barriers
+  c.c_bytes = c.epilogue == "tma" and c.consumers * c.wm * c.bn * 2 or 0  -- the epilogue's C buffers
+  c.smem_bytes = 2048 + c.stages * c.stage_bytes + c.c_bytes          -- 1 KiB alignment, 1 KiB barriers
   c.min_cc = 90
 end)
 
@@ -66,14 +70,17 @@ launch(function(c, s, dev)
   else
     blocks = c.schedule == "pingpong" and ceil_div(units, 2) or units
   end
-  return {
-    grid = { blocks * c.cluster }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
-    -- A: K inner, M rows, one box of 64 x rows; B: N inner, K rows, boxes of 64 x 64
-    tensor_maps = {
-      { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
-      { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
-    },
+  -- A: K inner, M rows, one box of 64 x rows; B: N inner, K rows, boxes of
+  -- 64 x 64; C (tma epilogue): N inner, M rows, boxes of 64 x a warpgroup's rows
+  local maps = {
+    { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
+    { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
   }
+  if c.epilogue == "tma" then
+    maps[3] = { buffer = "C", dims = { s.N, s.M }, strides = { s.ldc * 2 }, box = { 64, c.wm }, swizzle = 128 }
+  end
+  return { grid = { blocks * c.cluster }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
+    min_cc = 90, tensor_maps = maps }
 end)
 
 device_limits()
@@ -93,7 +100,8 @@ end)
 -- Beside the best in every bench: CUTLASS's usual Hopper schedules at
 -- 128 x 256 (cooperative, 2 consumer warpgroups) and ping-pong 64 x 256.
 local coop = { kind = "wgmma", bn = 256, wm = 64, consumers = 2, schedule = "cooperative",
-  producer = "warpgroup", regs = "setmaxnreg", stages = 4, cluster = 1, grid = "persistent", raster = "grouped" }
+  producer = "warpgroup", regs = "setmaxnreg", stages = 4, cluster = 1, grid = "persistent", raster = "grouped",
+  epilogue = "direct" }
 baseline("cooperative 128x256x64, 4 stages, setmaxnreg", coop)
 baseline("ping-pong 64x256x64, named order", merged(coop, { schedule = "pingpong", order = "named" }))
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).

@@ -41,6 +41,11 @@ constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consume
 constexpr bool kPersistent = $(grid == "persistent" and "true" or "false");
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
 constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // rows of units per L2 group
+// tma: the epilogue writes each consumer warpgroup's rows into a swizzled
+// buffer of shared memory that the copy engine stores (C's old values come
+// in the same way, loaded while the main loop runs); direct: from registers
+constexpr bool kTmaEpilogue = $(epilogue == "tma" and "true" or "false");
+constexpr int kCBytes = kWM * kBN * 2;             // one warpgroup's rows of C
 static_assert(kBN % 64 == 0 && kBBoxes % kCluster == 0, "B boxes split over the cluster");
 static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swizzle atoms)");
 
@@ -61,11 +66,15 @@ $(kernel_linkage) __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
 $(kernel_name)(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
                const __nv_bfloat16* __restrict__ B, int ldb, float beta,
                __nv_bfloat16* __restrict__ C, int ldc, const __grid_constant__ CUtensorMap tmA,
+//% if epilogue == "tma" then
+               const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
+//% else
                const __grid_constant__ CUtensorMap tmB) {
+//% end
 #if defined(BARTUNE_HOPPER)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const Problem p = make_problem(M, N, K, alpha, beta, C, ldc);
-    run_roles(p, smem_raw, &tmA, &tmB);
+    run_roles(p, smem_raw, &tmA, &tmB, $(epilogue == "tma" and "&tmC" or "nullptr"));
 #else
     __trap();  // not built for sm_90a: the header's run() never launches this
 #endif

@@ -40,8 +40,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
     if (!shape_ok(M, N, K, lda, ldb, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
     // the copy engine: 16-byte aligned rows (lda, ldb multiples of 8) and bases
-    const bool tma = lda % 8 == 0 && ldb % 8 == 0 && reinterpret_cast<uintptr_t>(A) % 16 == 0 &&
-                     reinterpret_cast<uintptr_t>(B) % 16 == 0 && K > 0;
+    bool tma = lda % 8 == 0 && ldb % 8 == 0 && reinterpret_cast<uintptr_t>(A) % 16 == 0 &&
+               reinterpret_cast<uintptr_t>(B) % 16 == 0 && K > 0;
+    if (kTmaEpilogue) tma = tma && ldc % 8 == 0 && reinterpret_cast<uintptr_t>(C) % 16 == 0;
     if (tma && built_for_hopper(stream)) return launch_kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((M + kSimtTile - 1) / kSimtTile));
     fallback_kernel<<<grid, kSimtThreads, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

@@ -13,7 +13,11 @@ __device__ __forceinline__ uint32_t empty_bar(uint32_t base, int s) { return bas
 __device__ __forceinline__ uint32_t order_bar(uint32_t base, int wg) { return base + 8 * (2 * kStages + wg); }
 __device__ __forceinline__ uint32_t stage_a(uint32_t base, int s) { return base + 1024 + s * kStageBytes; }
 __device__ __forceinline__ uint32_t stage_b(uint32_t base, int s) { return stage_a(base, s) + kABytes; }
-static_assert(8 * (2 * kStages + 2) <= 1024, "barriers fit the first kilobyte");
+// The tma epilogue: warpgroup wg's rows of C after the stages, and the
+// barrier its old values complete on.
+__device__ __forceinline__ uint32_t c_buf(uint32_t base, int wg) { return stage_a(base, kStages) + wg * kCBytes; }
+__device__ __forceinline__ uint32_t c_bar(uint32_t base, int wg) { return base + 8 * (2 * kStages + 2 + wg); }
+static_assert(8 * (2 * kStages + 4) <= 1024, "barriers fit the first kilobyte");
 
 __device__ __forceinline__ void ring_init(uint32_t base) {
     for (int s = 0; s < kStages; ++s) {
@@ -22,6 +26,8 @@ __device__ __forceinline__ void ring_init(uint32_t base) {
     }
     mbar_init(order_bar(base, 0), 4);
     mbar_init(order_bar(base, 1), 4);
+    mbar_init(c_bar(base, 0), 1);
+    mbar_init(c_bar(base, 1), 1);
 }
 __device__ __forceinline__ int stage_of(int it) { return it % kStages; }
 __device__ __forceinline__ uint32_t round_of(int it) { return (uint32_t)(it / kStages) & 1u; }

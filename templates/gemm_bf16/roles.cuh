@@ -100,17 +100,76 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
     }
 }
 
-__device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg) {
+// The tma epilogue. Element (r, c) of the warpgroup's rows lies in box c /
+// 64 (64 columns, 128-byte rows) at row r, its 16-byte chunk swizzled by r
+// % 8 as the copy engine's 128-byte swizzle does: the 8 rows a warp writes
+// at once land in 8 different chunks, so no bank conflicts.
+__device__ __forceinline__ uint32_t c_addr(uint32_t buf, int r, int j, int lane) {
+    return buf + (j / 8) * (kWM * 128) + r * 128 + (((j % 8) ^ (r % 8)) << 4) + (lane & 3) * 4;
+}
+// At the start of a tile: the previous tile's stores have read the buffer;
+// C's old values of this tile are on their way (one thread of the group).
+__device__ __forceinline__ void load_c(const Problem& p, uint32_t base, int wg, int tm, int tn,
+                                       int rows0, const CUtensorMap* tmC) {
+    if (!kTmaEpilogue || (threadIdx.x & 127) != 0) return;
+    bulk_wait_read();
+    if (p.beta == 0.f) return;
+    mbar_expect_tx(c_bar(base, wg), kCBytes);
+    for (int b = 0; b < kBBoxes; ++b)
+        tma_load(c_buf(base, wg) + b * (kWM * 128), tmC, tn * kBN + b * 64, tm * kBM + rows0,
+                 c_bar(base, wg));
+}
+__device__ __forceinline__ void store_tile_tma(const Problem& p, float (&acc)[kMsub][kBN / 2],
+                                              int tm, int tn, int rows0, int wg, uint32_t base,
+                                              uint32_t& c_phase, const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    const uint32_t buf = c_buf(base, wg);
+    if (p.beta != 0.f) {
+        mbar_wait(c_bar(base, wg), c_phase);
+        c_phase ^= 1u;
+    } else {
+        named_sync(3 + wg, 128);  // ids 3, 4: thread 0's wait for the last stores' reads
+    }
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = ms * 64 + warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+            for (int j = 0; j < kBN / 8; ++j) {
+                const uint32_t at = c_addr(buf, r, j, lane);
+                float v0 = p.alpha * acc[ms][4 * j + 2 * h], v1 = p.alpha * acc[ms][4 * j + 2 * h + 1];
+                if (p.beta != 0.f) {
+                    const uint32_t o = ld_shared(at);
+                    const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&o));
+                    v0 += p.beta * f.x;
+                    v1 += p.beta * f.y;
+                }
+                const __nv_bfloat162 v = __floats2bfloat162_rn(v0, v1);
+                st_shared(at, *reinterpret_cast<const uint32_t*>(&v));
+            }
+        }
+    fence_async_smem();
+    named_sync(3 + wg, 128);
+    if (t != 0) return;
+    for (int b = 0; b < kBBoxes; ++b)  // the copy engine clips rows and columns past C's edges
+        tma_store(tmC, buf + b * (kWM * 128), tn * kBN + b * 64, tm * kBM + rows0);
+    bulk_commit();
+}
+
+__device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
+                                        const CUtensorMap* tmC) {
 //% if regs == "setmaxnreg" then
     setmaxnreg_inc<$(consumer_regs)>();
 //% end
-    uint32_t order_phase = 0;
+    uint32_t order_phase = 0, c_phase = 0;
     const int rows0 = kPingpong ? 0 : wg * kWM;
     for (int lt = kPingpong ? wg : 0;; lt += kPingpong ? 2 : 1) {
         const int u = unit_of(p, lt);
         if (u < 0) break;
         int tm, tn;
         tile_of(p, u, rank, tm, tn);
+        load_c(p, base, wg, tm, tn, rows0, tmC);
         if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
@@ -141,12 +200,17 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         wgmma_wait<0>();
         consumer_release(base, lt * p.ktiles + p.ktiles - 1);
         if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
-        store_tile(p, acc, tm, tn, rows0);
+        if (kTmaEpilogue)
+            store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
+        else
+            store_tile(p, acc, tm, tn, rows0);
     }
+    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
-                                          const CUtensorMap* tmA, const CUtensorMap* tmB) {
+                                          const CUtensorMap* tmA, const CUtensorMap* tmB,
+                                          const CUtensorMap* tmC) {
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t rank = kCluster > 1 ? cluster_rank() : 0u;
     if (threadIdx.x == 0) {
@@ -161,6 +225,6 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
     if (wg >= kConsumers)
         produce(p, base, rank, tmA, tmB);
     else
-        consume(p, base, rank, wg);
+        consume(p, base, rank, wg, tmC);
     if (kCluster > 1) cluster_sync();  // no CTA leaves while a peer still copies into it
 }
