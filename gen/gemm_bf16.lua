@@ -16,7 +16,7 @@ local hopper = function(c) return c.kind == "wgmma" end
 local two = function(c) return hopper(c) and c.consumers == 2 end
 -- wgmma: the Hopper kernel; simt: the plain kernel for other GPUs (portable)
 param("kind", { "wgmma", "simt" })
-param("bn", { 128, 192, 256 }, { when = hopper })        -- tile columns: wgmma's N
+param("bn", { 64, 128, 192, 256 }, { when = hopper })    -- tile columns: wgmma's N
 param("wm", { 64, 128 }, { when = hopper })              -- tile rows per consumer warpgroup
 param("consumers", { 1, 2 }, { when = hopper })          -- consumer warpgroups
 -- cooperative: the warpgroups split one tile's rows; ping-pong: each its own
@@ -35,6 +35,12 @@ param("raster", { "row", "grouped" }, { when = hopper })    -- grouped: 8 rows o
 -- direct: C from registers; tma: through shared memory and the copy engine
 -- (C's old values loaded by it while the main loop runs)
 param("epilogue", { "direct", "tma" }, { when = hopper })
+-- split-K for shapes of few tiles and long K (256 x 256 x 16384): a cluster
+-- of `split` CTAs per tile, each over a share of K, summed in distributed
+-- shared memory (no workspace); one tile per CTA, cooperative, direct stores
+param("split", { 1, 2, 4, 8 }, { when = function(c)
+  return two(c) and c.schedule == "cooperative" and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
+end })
 
 derive(function(c, dev)
   c.fault = c.fault or "none"
@@ -43,6 +49,7 @@ derive(function(c, dev)
     return
   end
   c.schedule = c.schedule or "cooperative"
+  c.split = c.split or 1
   c.regs = c.regs or "none"
   c.rows = c.schedule == "pingpong" and c.wm or c.consumers * c.wm   -- a stage's A rows
   c.threads = c.consumers * 128 + (c.producer == "warp" and 32 or 128)
@@ -79,7 +86,7 @@ launch(function(c, s, dev)
   if c.epilogue == "tma" then
     maps[3] = { buffer = "C", dims = { s.N, s.M }, strides = { s.ldc * 2 }, box = { 64, c.wm }, swizzle = 128 }
   end
-  return { grid = { blocks * c.cluster }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
+  return { grid = { blocks * c.cluster * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
     min_cc = 90, tensor_maps = maps }
 end)
 
@@ -93,7 +100,10 @@ end)
 constraint("a cluster pair splits B's 64-column boxes evenly", function(c)
   return not hopper(c) or c.cluster == 1 or (c.bn // 64) % 2 == 0
 end)
-constraint("two warpgroups of 128 x 256 accumulators need setmaxnreg's registers", function(c)
+constraint("split-K: the sums (rows x (bn + 8) fp32) fit where the stages were", function(c)
+  return not hopper(c) or c.split == 1 or c.rows * (c.bn + 8) * 4 <= c.stages * c.stage_bytes
+end)
+constraint("two warpgroups of 128 accumulators each need setmaxnreg's registers (or a one-warp producer)", function(c)
   return not two(c) or c.acc_regs < 128 or c.regs == "setmaxnreg" or c.producer == "warp"
 end)
 

@@ -30,6 +30,11 @@ constexpr int kConsumers = $(consumers);           // consumer warpgroups
 constexpr bool kPingpong = $(schedule == "pingpong" and "true" or "false");
 constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
 constexpr int kCluster = $(cluster);               // CTAs sharing B (multicast), along M
+// split-K: kSplit CTAs of a cluster share a tile, each over 1/kSplit of the
+// k-tiles; their sums meet in shared memory (distributed, DSMEM)
+constexpr int kSplit = $(split or 1);
+constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
+static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
 constexpr int kIssuers = $(producer == "warpgroup" and 2 or 1);  // threads issuing copies
 constexpr int kProducerThreads = $(producer == "warpgroup" and 128 or 32);
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
@@ -58,7 +63,7 @@ static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swiz
 //% if kind == "wgmma" then
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-#define BARTUNE_CLUSTER __cluster_dims__(kCluster, 1, 1)
+#define BARTUNE_CLUSTER __cluster_dims__(kClusterDims, 1, 1)
 #else
 #define BARTUNE_CLUSTER
 #endif

@@ -15,18 +15,20 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
-    const int box0 = (int)rank * (kBBoxes / kCluster);
+    const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int kb0, nk;
+    k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
         const int u = unit_of(p, lt);
         if (u < 0) break;
         int tm, tn;
         tile_of(p, u, rank, tm, tn);
-        for (int kb = 0; kb < p.ktiles; ++kb) {
-            const int it = lt * p.ktiles + kb, s = stage_of(it);
+        for (int kb = 0; kb < nk; ++kb) {
+            const int it = lt * nk + kb, s = stage_of(it);
 //% if fault == "read_twice" then
-            const int k0 = (kb == 1 ? 0 : kb) * kBK;  // fault: k-tile 1 is k-tile 0 again
+            const int k0 = (kb0 + (kb == 1 ? 0 : kb)) * kBK;  // fault: k-tile 1 is k-tile 0 again
 //% else
-            const int k0 = kb * kBK;
+            const int k0 = (kb0 + kb) * kBK;
 //% end
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -157,6 +159,72 @@ __device__ __forceinline__ void store_tile_tma(const Problem& p, float (&acc)[kM
     bulk_commit();
 }
 
+// Split-K: each CTA's sums as fp32 rows of kBN + 8 (fewer bank conflicts)
+// where its stages were (all consumed: one tile per CTA); then CTA r of the
+// cluster adds row slice r of every CTA's sums, read across the cluster, and
+// stores it.
+constexpr int kPartialRow = kBN + 8;
+static_assert(kSplit == 1 || kBM * kPartialRow * 4 <= kStages * kStageBytes, "sums fit the stages");
+static_assert(kSplit == 1 || kBM % (4 * kSplit) == 0, "row slices of whole float4 rows");
+__device__ __forceinline__ void store_partial(float (&acc)[kMsub][kBN / 2], int rows0,
+                                              uint32_t base, bool any) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+            for (int j = 0; j < kBN / 8; ++j) {
+                const uint32_t at = stage_a(base, 0) + (r * kPartialRow + j * 8 + (lane & 3) * 2) * 4;
+                const float v0 = any ? acc[ms][4 * j + 2 * h] : 0.f, v1 = any ? acc[ms][4 * j + 2 * h + 1] : 0.f;
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(v0), "f"(v1) : "memory");
+            }
+        }
+}
+__device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, uint32_t rank) {
+    const int u = unit_of(p, 0);
+    if (u < 0) return;
+    int tm, tn;
+    tile_of(p, u, rank, tm, tn);
+    constexpr int kRows = kBM / kSplit, kQuads = kBN / 4;
+    const bool vec = p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 8 == 0;
+    for (int i = threadIdx.x; i < kRows * kQuads; i += kConsumers * 128) {
+        const int r = (int)rank * kRows + i / kQuads, c = (i % kQuads) * 4;
+        const uint32_t at = stage_a(base, 0) + (r * kPartialRow + c) * 4;
+        float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int q = 0; q < kSplit; ++q) {
+            float4 v;
+            asm volatile(
+                "{\n\t.reg .b32 remote;\n\t"
+                "mapa.shared::cluster.u32 remote, %4, %5;\n\t"
+                "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n\t}"
+                : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                : "r"(at), "r"(q)
+                : "memory");
+            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        }
+        const int row = tm * kBM + r, col = tn * kBN + c;
+        if (row >= p.M || col >= p.N) continue;
+        __nv_bfloat16* cp = p.C + (long long)row * p.ldc + col;
+        const float s4[4] = {sum.x, sum.y, sum.z, sum.w};
+        if (vec && col + 3 < p.N) {
+            __nv_bfloat162* c2 = reinterpret_cast<__nv_bfloat162*>(cp);
+            float2 o0 = make_float2(0.f, 0.f), o1 = o0;
+            if (p.beta != 0.f) o0 = __bfloat1622float2(c2[0]), o1 = __bfloat1622float2(c2[1]);
+            c2[0] = __floats2bfloat162_rn(p.alpha * s4[0] + p.beta * o0.x, p.alpha * s4[1] + p.beta * o0.y);
+            c2[1] = __floats2bfloat162_rn(p.alpha * s4[2] + p.beta * o1.x, p.alpha * s4[3] + p.beta * o1.y);
+            continue;
+        }
+        for (int e = 0; e < 4 && col + e < p.N; ++e) {
+            float v = p.alpha * s4[e];
+            if (p.beta != 0.f) v += p.beta * __bfloat162float(cp[e]);
+            cp[e] = __float2bfloat16_rn(v);
+        }
+    }
+}
+
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
                                         const CUtensorMap* tmC) {
 //% if regs == "setmaxnreg" then
@@ -164,6 +232,8 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
 //% end
     uint32_t order_phase = 0, c_phase = 0;
     const int rows0 = kPingpong ? 0 : wg * kWM;
+    int kb0, nk;
+    k_range(p, rank, kb0, nk);
     for (int lt = kPingpong ? wg : 0;; lt += kPingpong ? 2 : 1) {
         const int u = unit_of(p, lt);
         if (u < 0) break;
@@ -174,8 +244,8 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
-        for (int kb = 0; kb < p.ktiles; ++kb) {
-            const int it = lt * p.ktiles + kb, s = stage_of(it);
+        for (int kb = 0; kb < nk; ++kb) {
+            const int it = lt * nk + kb, s = stage_of(it);
 //% if fault ~= "no_full_wait" then
             consumer_wait(base, it);
 //% end
@@ -183,7 +253,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
 #pragma unroll
             for (int kk = 0; kk < kBK / 16; ++kk) {
 //% if fault == "drop_k" then
-                if (kb == p.ktiles - 1 && kk == 0 && kb > 0) continue;  // fault: a k-slice of 16
+                if (kb == nk - 1 && kk == 0 && kb > 0) continue;  // fault: a k-slice of 16
 //% end
                 const uint64_t db = smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
 #pragma unroll
@@ -198,9 +268,11 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
             if (kb > 0) consumer_release(base, it - 1);
         }
         wgmma_wait<0>();
-        consumer_release(base, lt * p.ktiles + p.ktiles - 1);
+        if (nk > 0) consumer_release(base, lt * nk + nk - 1);
         if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
-        if (kTmaEpilogue)
+        if (kSplit > 1)
+            store_partial(acc, rows0, base, nk > 0);
+        else if (kTmaEpilogue)
             store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
         else
             store_tile(p, acc, tm, tn, rows0);
@@ -212,12 +284,12 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
                                           const CUtensorMap* tmA, const CUtensorMap* tmB,
                                           const CUtensorMap* tmC) {
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const uint32_t rank = kCluster > 1 ? cluster_rank() : 0u;
+    const uint32_t rank = kClusterDims > 1 ? cluster_rank() : 0u;
     if (threadIdx.x == 0) {
         ring_init(base);
         fence_barrier_init();
     }
-    if (kCluster > 1)
+    if (kClusterDims > 1)
         cluster_sync();  // no CTA arrives on a peer's barriers before they exist
     else
         __syncthreads();
@@ -226,5 +298,10 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         produce(p, base, rank, tmA, tmB);
     else
         consume(p, base, rank, wg, tmC);
-    if (kCluster > 1) cluster_sync();  // no CTA leaves while a peer still copies into it
+    if (kSplit > 1) {
+        cluster_sync();  // every CTA's sums are in
+        if (wg < kConsumers) reduce_split(p, base, rank);
+    }
+    // no CTA leaves while a peer still copies into it or reads its sums
+    if (kClusterDims > 1) cluster_sync();
 }

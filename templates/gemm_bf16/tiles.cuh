@@ -1,5 +1,6 @@
 // Which tile of C a CTA computes. Tiles come in units of kCluster tiles
-// along M (the CTAs of a cluster share the unit's B tile); units go in row
+// along M (the CTAs of a cluster share the unit's B tile; under split-K they
+// share the one tile); units go in row
 // order, or in groups of kGroup unit-rows so that consecutive units reuse
 // A and B tiles in L2. A persistent CTA walks units cid, cid + clusters, ...;
 // a one-block-per-tile CTA takes kTilesPerBlock consecutive ones.
@@ -32,7 +33,7 @@ __device__ __forceinline__ Problem make_problem(int M, int N, int K, float alpha
 
 // The unit of this CTA's lt-th tile, or -1 past its last.
 __device__ __forceinline__ int unit_of(const Problem& p, int lt) {
-    const int cid = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
+    const int cid = blockIdx.x / kClusterDims, clusters = gridDim.x / kClusterDims;
     const int u = kPersistent ? cid + lt * clusters : (lt < kTilesPerBlock ? cid * kTilesPerBlock + lt : p.units);
     return u < p.units ? u : -1;
 }
@@ -49,5 +50,13 @@ __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, 
         um = u / p.tiles_n;
         tn = u % p.tiles_n;
     }
-    tm = um * kCluster + (int)rank;
+    tm = um * kCluster + (kCluster > 1 ? (int)rank : 0);
+}
+
+// The k-tiles of a tile this CTA computes: all, or its share under split-K
+// (none where there are fewer k-tiles than CTAs sharing the tile).
+__device__ __forceinline__ void k_range(const Problem& p, uint32_t rank, int& kb0, int& nk) {
+    const int r = kSplit > 1 ? (int)rank : 0;
+    kb0 = r * p.ktiles / kSplit;
+    nk = (r + 1) * p.ktiles / kSplit - kb0;
 }
