@@ -29,7 +29,7 @@ grep -q '"status":"ok"' results/*/gemm_bf16.jsonl || { tail -20 "$out/smoke.log"
 for p in $phases; do
     log "$p"
     case $p in
-    kinds) $b run gen/gemm_bf16.lua $sz4 ${KINDS:-stages=4 raster=grouped} --timeout 3 --no-emit >"$out/kinds.log" 2>&1
+    kinds) $b run gen/gemm_bf16.lua ${KSIZE:-$sz4} ${KINDS:-stages=4 raster=grouped} --timeout 3 --no-emit >"$out/kinds.log" 2>&1
            grep -E "records by status" "$out/kinds.log"; grep -E "^  #[0-9] " "$out/kinds.log" | cut -c1-220 ;;
     tune) $b run gen/gemm_bf16.lua --strategy ils --budget "$BUDGET" --timeout 3 >"$out/tune.log" 2>&1
           grep -E "records by status|^gemm_bf16 on|#1 " "$out/tune.log" | cut -c1-220 ;;
