@@ -24,6 +24,8 @@ namespace $(ns) {
 #define BARTUNE_HOPPER 1
 #endif
 
+// Named barriers: 0 __syncthreads, 1-2 the ping-pong order, 3-4 the tma
+// epilogue of each consumer warpgroup, 5 the consumers before split-K sums.
 constexpr int kBN = $(bn), kBK = 64, kStages = $(stages);
 constexpr int kWM = $(wm), kMsub = kWM / 64;       // rows of C per consumer warpgroup
 constexpr int kConsumers = $(consumers);           // consumer warpgroups

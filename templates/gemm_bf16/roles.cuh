@@ -270,8 +270,11 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         wgmma_wait<0>();
         if (nk > 0) consumer_release(base, lt * nk + nk - 1);
         if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
-        if (kSplit > 1)
+        if (kSplit > 1) {
+            // the other warpgroup's wgmmas may still read the stages the sums overwrite
+            named_sync(5, kConsumers * 128);
             store_partial(acc, rows0, base, nk > 0);
+        }
         else if (kTmaEpilogue)
             store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
         else
