@@ -9,7 +9,7 @@ space {
   host = "gemm_bf16/host.cuh",    -- the header's run(): the simt path where TMA cannot go
   problem = "gemm_bf16",
   arch_specific = true,           -- sm_90a: wgmma and setmaxnreg
-  group = { "schedule", "producer", "cluster", "grid" },
+  group = { "schedule", "producer", "cluster", "grid", "epilogue", "split" },
 }
 
 local hopper = function(c) return c.kind == "wgmma" end
@@ -112,7 +112,7 @@ end)
 local coop = { kind = "wgmma", bn = 256, wm = 64, consumers = 2, schedule = "cooperative",
   producer = "warpgroup", regs = "setmaxnreg", stages = 4, cluster = 1, grid = "persistent", raster = "grouped",
   epilogue = "direct" }
-baseline("cooperative 128x256x64, 4 stages, setmaxnreg", coop)
-baseline("ping-pong 64x256x64, named order", merged(coop, { schedule = "pingpong", order = "named" }))
+baseline("cooperative 128x256, setmaxnreg", coop)
+baseline("ping-pong 64x256, named order", merged(coop, { schedule = "pingpong", order = "named" }))
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).
 portable("portable", { kind = "simt" })

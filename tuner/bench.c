@@ -38,33 +38,80 @@ static void print_row(gpu *g, const char *label, bool ok, runner_result r, json_
     if (r != RUNNER_OK && g->runner.pid <= 0) gpu_restart(g);
 }
 
-/* Renders, compiles and measures one record's config; prints its row. */
-static bool bench_one(gpu *g, compiler *comp, const char *label, json_t *rec, double floor_ms,
-                      double best_ms, double *ms_out) {
-    config params, launch, values;
-    session_split(g->s, json_object_get(rec, "config"), &params, &launch);
-    config_merge(&values, &params, &launch);
-    char *err = NULL;
-    char *src = render_for_cubin(g->s, &g->dev, &params, &err);
-    compile_job job = {.source = src};
-    bool ok = src != NULL;
-    if (!ok) {
-        msg_error("%s: %s", label, err);
-        free(err);
-    } else {
-        compile_key(comp, &job);
-        ok = compile_all(comp, &job, 1, NULL, NULL) && job.status == COMPILE_OK;
+/* One row of the table: a label and the record (or declared config) whose
+ * variant it measures. Rows are rendered and compiled together (nvcc in
+ * parallel), then measured one after another. */
+typedef struct {
+    char *label;
+    json_t *rec;
+    char *src;
+    compile_job job;
+} row;
+
+typedef struct {
+    row *rows;
+    int n, cap;
+} rows;
+
+static void rows_add(rows *r, const char *label, json_t *rec) {
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        r->rows = realloc(r->rows, (size_t)r->cap * sizeof *r->rows);
     }
+    r->rows[r->n++] = (row){.label = xstrdup(label), .rec = json_incref(rec)};
+}
+
+static void rows_free(rows *r) {
+    for (int i = 0; i < r->n; i++) {
+        free(r->rows[i].label);
+        json_decref(r->rows[i].rec);
+        free(r->rows[i].src);
+        compile_job_free(&r->rows[i].job);
+    }
+    free(r->rows);
+}
+
+/* Renders every row and compiles them all at once. */
+static void rows_compile(gpu *g, compiler *comp, rows *r) {
+    compile_job *jobs = calloc((size_t)(r->n ? r->n : 1), sizeof *jobs);
+    for (int i = 0; i < r->n; i++) {
+        config params, launch;
+        session_split(g->s, json_object_get(r->rows[i].rec, "config"), &params, &launch);
+        char *err = NULL;
+        r->rows[i].src = render_for_cubin(g->s, &g->dev, &params, &err);
+        if (!r->rows[i].src) {
+            msg_error("%s: %s", r->rows[i].label, err);
+            free(err);
+        }
+        jobs[i].source = r->rows[i].src;
+        if (jobs[i].source) compile_key(comp, &jobs[i]);
+        config_free(&params);
+        config_free(&launch);
+    }
+    /* the jobs without a source are skipped: compile only those with one */
+    int n = 0;
+    for (int i = 0; i < r->n; i++)
+        if (jobs[i].source) jobs[n++] = jobs[i];
+    compile_all(comp, jobs, n, NULL, NULL);
+    for (int i = 0, k = 0; i < r->n; i++)
+        if (r->rows[i].src) r->rows[i].job = jobs[k++];
+    free(jobs);
+}
+
+/* Measures one compiled row; prints it. */
+static bool bench_one(gpu *g, row *w, double floor_ms, double best_ms, double *ms_out) {
+    config params, launch, values;
+    session_split(g->s, json_object_get(w->rec, "config"), &params, &launch);
+    config_merge(&values, &params, &launch);
+    bool ok = w->src && w->job.status == COMPILE_OK;
     json_t *ans = NULL, *geo = NULL;
     runner_result r = RUNNER_FAIL;
-    if (ok) ok = gpu_measure(g, job.cubin, &values, 0, &r, &ans, &geo) && r == RUNNER_OK;
+    if (ok) ok = gpu_measure(g, w->job.cubin, &values, 0, &r, &ans, &geo) && r == RUNNER_OK;
     char *desc = config_describe(&values);
-    print_row(g, label, ok, r, ans, floor_ms, best_ms, desc, ms_out);
+    print_row(g, w->label, ok, r, ans, floor_ms, best_ms, desc, ms_out);
     free(desc);
     json_decref(ans);
     json_decref(geo);
-    compile_job_free(&job);
-    free(src);
     config_free(&params);
     config_free(&launch);
     config_free(&values);
@@ -91,8 +138,7 @@ static bool measure_ceilings(gpu *g, ceilings *c) {
 
 /* The best of each kind, by the space's group parameters (barrier kind,
  * producer kind...), measured again: the answer to "which kind wins here". */
-static void bench_kinds(gpu *g, compiler *comp, json_t *recs, json_t *sizes, double floor_ms,
-                        double best_ms) {
+static void bench_kinds(gpu *g, json_t *recs, json_t *sizes, rows *out) {
     json_t *names = json_object_get(space_problem(g->s), "group"), *name;
     size_t i;
     json_array_foreach(names, i, name) {
@@ -109,8 +155,7 @@ static void bench_kinds(gpu *g, compiler *comp, json_t *recs, json_t *sizes, dou
                 json_t *best = best_current(g->s, recs, sizes, part, &older);
                 char *label = xasprintf("best %s=%s", json_string_value(name),
                                         json_is_string(v) ? json_string_value(v) : text);
-                double ms;
-                if (best) bench_one(g, comp, label, best, floor_ms, best_ms, &ms);
+                if (best) rows_add(out, label, best);
                 free(label);
                 json_decref(part);
             }
@@ -160,22 +205,27 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     printf("  %-32s %9s %9s %9s %10s %10s  %s\n", "", "median", "min", "max", "floor/time",
            "x best", "config");
     free(at);
-    double best_ms = 0, ms;
-    int rc =
-        bench_one(g, comp, "tuned best", best, floor_ms, 0, &best_ms) ? EXIT_OK : EXIT_FAILURE_;
+    rows table = {0};
+    rows_add(&table, "tuned best", best);
     int count;
     const named_config *named = space_named(g->s, &count);
     for (int i = 0; i < count; i++) {
         if (named[i].portable) continue;
         json_t *part = config_json(&named[i].cfg);
         json_t *rec = best_current(g->s, recs, sizes, part, &older);
+        /* never measured at this size: measured now, from its declaration */
+        json_t *declared = rec ? NULL : json_pack("{s:O}", "config", part);
         json_decref(part);
-        if (!rec)
-            printf("  %-32s (no verified record; run bartune run)\n", named[i].label);
-        else
-            bench_one(g, comp, named[i].label, rec, floor_ms, best_ms, &ms);
+        rows_add(&table, named[i].label, rec ? rec : declared);
+        json_decref(rec ? NULL : declared);
     }
-    bench_kinds(g, comp, recs, sizes, floor_ms, best_ms);
+    bench_kinds(g, recs, sizes, &table);
+    rows_compile(g, comp, &table);
+    double best_ms = 0, ms;
+    int rc = bench_one(g, &table.rows[0], floor_ms, 0, &best_ms) ? EXIT_OK : EXIT_FAILURE_;
+    for (int i = 1; i < table.n; i++)
+        bench_one(g, &table.rows[i], floor_ms, best_ms, &ms);
+    rows_free(&table);
     json_t *hb = json_object_get(space_problem(g->s), "host_baselines");
     for (size_t i = 0; i < json_array_size(hb); i++) {
         const char *label = json_string_value(json_object_get(json_array_get(hb, i), "label"));
@@ -270,7 +320,7 @@ int cmd_bench(const options *o) {
     compiler comp = {.nvcc = o->nvcc,
                      .cache_dir = o->cache,
                      .arch = arch,
-                     .jobs = 1,
+                     .jobs = o->jobs,
                      .timeout = o->compile_timeout};
     ceilings c;
     if (rc == EXIT_OK && (!compiler_init(&comp) || !measure_ceilings(&g, &c))) rc = EXIT_FAILURE_;

@@ -1,0 +1,139 @@
+/* The gemm_bf16 CPU reference and its bound (issue 14): the reference
+ * agrees with a long-double loop; every honest fp32 evaluation (k in order,
+ * reversed, pairwise, in k-tiles of 64 summed at the end like split-K, each
+ * add truncated like a tensor core may), scaled and rounded to bf16, is
+ * within the bound at every element; a dropped k-slice of 16, a k-tile read
+ * twice, fp16 read in place of bf16 and one k-tile fewer each fail at more
+ * than 90% of the elements. */
+#include <fenv.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bartune_reference.h"
+
+extern const bt_reference bartune_references[];
+
+enum { M = 23, N = 37, K = 1000, LDA = 1003, LDB = 41, LDC = 39 };
+
+static uint64_t rng = 88172645463325252ull;
+static double uniform(void) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0 * 2 - 1;
+}
+static uint16_t to_bf16(float f) { /* round to nearest even */
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+static float from_bf16(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static float from_fp16(uint16_t h) { /* the same bits read as IEEE half */
+    int e = (h >> 10) & 31, m = h & 1023;
+    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? INFINITY : ldexpf((float)(m | 1024), e - 25);
+    return h & 0x8000 ? -v : v;
+}
+static float round_bf16(float f) { return from_bf16(to_bf16(f)); }
+
+static uint16_t a[(M - 1) * LDA + K], b[(K - 1) * LDB + N], c[(M - 1) * LDC + N];
+static double expect[sizeof c / 2], bound[sizeof c / 2];
+static const float alpha = 1.25f, beta = -0.75f;
+
+/* Term k of element (i, j), as an evaluation sees it. */
+typedef enum { HONEST, DROP_SLICE, READ_TWICE, FP16, FEWER } fault;
+static float term(int i, int j, int k, fault f) {
+    if (f == READ_TWICE && k >= 64 && k < 128) k -= 64;
+    if ((f == DROP_SLICE && k >= 512 && k < 528) || (f == FEWER && k >= K - 64)) return 0;
+    float (*cv)(uint16_t) = f == FP16 ? from_fp16 : from_bf16;
+    return cv(a[i * LDA + k]) * cv(b[k * LDB + j]); /* exact in fp32 */
+}
+static float pairwise(int i, int j, int lo, int hi, fault f) {
+    if (hi - lo == 1) return term(i, j, lo, f);
+    int mid = (lo + hi) / 2;
+    return pairwise(i, j, lo, mid, f) + pairwise(i, j, mid, hi, f);
+}
+/* Order 0 in k, 1 reversed, 2 pairwise, 3 in k-tiles of 64 then summed, 4 truncating. */
+static float evaluate(int i, int j, int order, fault f) {
+    float s = 0;
+    if (order == 2) return pairwise(i, j, 0, K, f);
+    if (order == 3) {
+        for (int k0 = 0; k0 < K; k0 += 64) {
+            float t = 0;
+            for (int k = k0; k < k0 + 64 && k < K; k++) t += term(i, j, k, f);
+            s += t;
+        }
+        return s;
+    }
+    if (order == 4) fesetround(FE_TOWARDZERO);
+    for (int n = 0; n < K; n++) s += term(i, j, order == 1 ? K - 1 - n : n, f);
+    fesetround(FE_TONEAREST);
+    return s;
+}
+
+static double fraction_failing(int order, fault f) {
+    int bad = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            const float acc = evaluate(i, j, order, f);
+            float got = round_bf16(alpha * acc + beta * from_bf16(c[i * LDC + j]));
+            bad += !(fabs((double)got - expect[i * LDC + j]) <= bound[i * LDC + j]);
+        }
+    return (double)bad / (M * N);
+}
+
+int main(void) {
+    for (size_t i = 0; i < sizeof a / 2; i++) a[i] = to_bf16((float)uniform());
+    for (size_t i = 0; i < sizeof b / 2; i++) b[i] = to_bf16((float)uniform());
+    for (size_t i = 0; i < sizeof c / 2; i++) c[i] = to_bf16((float)uniform());
+    const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
+    const long long sizes[] = {M, N, K, LDA, LDB, LDC};
+    const char *sn[] = {"alpha", "beta"};
+    const double sv[] = {alpha, beta};
+    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL},
+                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL},
+                        {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect, bound}};
+    bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
+    int fail = 0;
+    for (int part = 0; part < 3; part++) /* in three parts, as the runner's threads do */
+        if (bartune_references[0].reference(&p, part, 3)) {
+            printf("reference failed: %s\n", p.error);
+            return 1;
+        }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < LDC && i * LDC + j < (int)(sizeof c / 2); j++) {
+            long double s = 0;
+            for (int k = 0; k < K && j < N; k++)
+                s += (long double)from_bf16(a[i * LDA + k]) * from_bf16(b[k * LDB + j]);
+            long double want = j < N ? alpha * s + beta * (long double)from_bf16(c[i * LDC + j])
+                                     : from_bf16(c[i * LDC + j]);
+            if (fabsl(want - expect[i * LDC + j]) > 1e-12L * (1 + fabsl(want))) {
+                printf("reference at (%d,%d): %.17g, long double %.17Lg\n", i, j, expect[i * LDC + j], want);
+                fail = 1;
+            }
+            if (j >= N && bound[i * LDC + j] != 0) {
+                printf("between rows (%d,%d): bound %g, not 0\n", i, j, bound[i * LDC + j]);
+                fail = 1;
+            }
+        }
+    const char *orders[] = {"in order", "reversed", "pairwise", "k-tiles of 64", "truncating"};
+    for (int o = 0; o < 5; o++) {
+        double f = fraction_failing(o, HONEST);
+        printf("honest fp32, %s: %.1f%% outside the bound\n", orders[o], 100 * f);
+        fail |= f > 0;
+    }
+    const char *faults[] = {NULL, "a dropped k-slice of 16", "k-tile 1 read as k-tile 0",
+                            "fp16 read as bf16", "one k-tile fewer"};
+    for (int f = DROP_SLICE; f <= FEWER; f++) {
+        double x = fraction_failing(0, (fault)f);
+        printf("%s: %.1f%% outside the bound\n", faults[f], 100 * x);
+        fail |= x < 0.9;
+    }
+    printf(fail ? "FAILED\n" : "ok\n");
+    return fail;
+}
