@@ -66,7 +66,7 @@ inline int choose(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int 
 inline const char *bartune_gemm_bf16_variant(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
     switch (bartune_gemm_bf16_dispatch::choose(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) {
     case 0: return "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ";
-    case 1: return "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192: kind=wgmma bn=128 wm=128 consumers=2 schedule=cooperative producer=warp stages=3 cluster=2 grid=tile raster=row epilogue=tma ";
+    case 1: return "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=3 cluster=2 grid=tile raster=grouped epilogue=direct ";
     case 2: return "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ";
     case 3: return "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: kind=wgmma bn=64 wm=128 consumers=1 producer=warpgroup stages=4 cluster=1 grid=persistent raster=row epilogue=tma ";
     case 4: return "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=7 cluster=1 grid=tile raster=grouped epilogue=direct split=1 ";
