@@ -20,7 +20,8 @@ else
     export FAKE_RUNNER_DELAY=0.25
 fi
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4"
-args="${args_extra:-} --size n=$n --runner $runner --results $tmp/r --kernels $tmp/k --cache $tmp/c"
+# --reject 0: early rejection would end runs before the kills land
+args="${args_extra:-} --reject 0 --size n=$n --runner $runner --results $tmp/r --kernels $tmp/k --cache $tmp/c"
 # Compile first, so that kills land in measuring as well as compiling.
 "$bartune" compile gen/pipeline.lua $sel --cache "$tmp/c" >/dev/null 2>&1
 total=$("$bartune" list gen/pipeline.lua $sel | tail -1 | sed -n 's/.*, \([0-9]*\) launch configurations in all/\1/p')

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The gemm_bf16 space without a GPU: it lists for sm_90 (Hopper kinds) and
+# sm_80 (the plain kind alone); one variant of every kind renders and
+# compiles for sm_90a, and its PTX holds its own instructions (wgmma, the
+# bulk tensor copy, setmaxnreg, multicast, the ping-pong order, the TMA
+# store, cluster reads of split-K) and none of another kind's. With "sass"
+# (a GPU-machine test: cuobjdump is there), the machine code too: HGMMA,
+# UTMALDG, and no FFMA main loop. Usage: gemm_bf16_space.sh BARTUNE ROOT NVCC [sass]
+set -u
+bartune=$1 root=$2 nvcc=$3 mode=${4:-ptx}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+if [ "$mode" = sass ] && ! command -v cuobjdump >/dev/null; then echo "no cuobjdump"; exit 77; fi
+fail=0
+n=$("$bartune" list gen/gemm_bf16.lua --arch sm_90 | tail -1 | grep -o '^[0-9]*')
+[ "${n:-0}" -ge 1000 ] || { echo "list --arch sm_90: ${n:-no} variants"; fail=1; }
+"$bartune" list gen/gemm_bf16.lua --arch sm_80 | grep -q '^kind=simt$' || { echo "sm_80: not the plain kind alone"; fail=1; }
+# check NAME FILE MUST... -- MUSTNOT...
+check() {
+    local name=$1 file=$2 want=1
+    shift 2
+    for pat in "$@"; do
+        if [ "$pat" = -- ]; then want=0; continue; fi
+        if grep -qE -- "$pat" "$file"; then
+            [ $want = 1 ] || { echo "$name: has '$pat', which belongs to another kind"; fail=1; }
+        else
+            [ $want = 0 ] || { echo "$name: lacks '$pat'"; fail=1; }
+        fi
+    done
+}
+base="kind=wgmma bn=128 wm=64 stages=4 raster=grouped"
+kinds=(
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=direct"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=none cluster=1 grid=tile epilogue=tma"
+    "consumers=2 schedule=pingpong order=named producer=warp cluster=1 grid=persistent epilogue=direct"
+    "consumers=2 schedule=pingpong order=mbarrier producer=warpgroup regs=setmaxnreg cluster=2 grid=tile epilogue=tma"
+    "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=4"
+)
+i=0
+for kind in "${kinds[@]}"; do
+    i=$((i + 1))
+    sel="$base $kind"
+    "$bartune" render gen/gemm_bf16.lua $sel >"$tmp/$i.cu" 2>"$tmp/$i.err" ||
+        { echo "render $sel: $(cat "$tmp/$i.err")"; fail=1; continue; }
+    gen="-gencode=arch=compute_90a,code=sm_90a"
+    "$nvcc" -cubin $gen -std=c++17 -O3 -o "$tmp/$i.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||
+        { echo "nvcc sm_90a: $sel"; cat "$tmp/$i.log"; fail=1; continue; }
+    "$nvcc" -ptx -arch=compute_90a -std=c++17 -O3 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
+    check "$sel" "$tmp/$i.ptx" 'wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.bf16\.bf16' \
+        'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global' 'mbarrier\.try_wait\.parity' 'expect_tx'
+    case $kind in
+    *setmaxnreg*) check "$sel" "$tmp/$i.ptx" 'setmaxnreg\.inc' 'setmaxnreg\.dec' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'setmaxnreg' ;;
+    esac
+    case $kind in
+    *cluster=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;
+    *split=4*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' -- 'multicast' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
+    esac
+    case $kind in
+    *epilogue=tma*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' ;;
+    esac
+    case $kind in
+    *order=named*) check "$sel" "$tmp/$i.ptx" 'bar\.arrive' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'bar\.arrive' ;;
+    esac
+    if [ "$mode" = sass ]; then
+        cuobjdump -sass "$tmp/$i.cubin" >"$tmp/$i.sass"
+        check "$sel" "$tmp/$i.sass" 'HGMMA\.64x128x16' 'UTMALDG' 'SYNCS'
+    fi
+done
+# the plain kind: any GPU, no Hopper instruction
+"$bartune" render gen/gemm_bf16.lua kind=simt --arch sm_80 >"$tmp/simt.cu" || fail=1
+for arch in sm_75 sm_80; do
+    "$nvcc" -ptx -arch=$arch -std=c++17 -o "$tmp/simt.$arch.ptx" "$tmp/simt.cu" || { echo "simt $arch"; fail=1; }
+done
+check "kind=simt" "$tmp/simt.sm_80.ptx" 'fma\.rn\.f32' -- 'wgmma' 'cp\.async\.bulk'
+[ $fail = 0 ] && echo "gemm_bf16: $i Hopper kinds render, compile for sm_90a and hold their instructions ($mode); the plain kind for sm_75/80"
+exit $fail
