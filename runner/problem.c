@@ -18,9 +18,9 @@ static const struct {
     const char *name;
     size_t bytes;
     bool fp;
-} TYPES[] = {{"float", 4, true},     {"double", 8, true},     {"int", 4, false},
-             {"unsigned", 4, false}, {"long long", 8, false}, {"unsigned long long", 8, false},
-             {"size_t", 8, false},    {"__nv_bfloat16", 2, true}};
+} TYPES[] = {{"float", 4, true},     {"double", 8, true},       {"int", 4, false},
+             {"unsigned", 4, false}, {"long long", 8, false},   {"unsigned long long", 8, false},
+             {"size_t", 8, false},   {"__nv_bfloat16", 2, true}};
 
 static bool type_of(const char *name, size_t *bytes, bool *fp) {
     for (size_t i = 0; name && i < sizeof TYPES / sizeof TYPES[0]; i++)

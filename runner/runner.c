@@ -724,9 +724,9 @@ static void cmd_floor(void) {
     }
     double bytes = 2.0 * (double)n4 * 16, fmas = (double)R.sms * 8 * 256 * 8 * iters;
     double mmas = (double)R.sms * 2 * 64 * 256 * 64 * mma_iters; /* blocks x per-trip x trips */
-    send_json(json_pack("{s:b, s:f, s:f, s:f, s:f}", "ok", 1, "copy_gbps",
-                        bytes / copy_ms * 1e-6, "dtod_gbps", bytes / dtod_ms * 1e-6, "fma_per_s",
-                        fmas / fma_ms * 1e3, "mma_per_s", mma_ms > 0 ? mmas / mma_ms * 1e3 : 0.0));
+    send_json(json_pack("{s:b, s:f, s:f, s:f, s:f}", "ok", 1, "copy_gbps", bytes / copy_ms * 1e-6,
+                        "dtod_gbps", bytes / dtod_ms * 1e-6, "fma_per_s", fmas / fma_ms * 1e3,
+                        "mma_per_s", mma_ms > 0 ? mmas / mma_ms * 1e3 : 0.0));
 }
 
 static bool open_device(int ordinal, const char *fatbin, char **why) {

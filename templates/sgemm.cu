@@ -56,5 +56,6 @@ $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, in
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
 #endif
 }
+#undef BARTUNE_CLUSTER  // the next variant of a header defines its own
 
 }  // namespace $(ns)

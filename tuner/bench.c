@@ -264,8 +264,8 @@ static json_t *build_host(const options *o, space *s, const compiler *comp) {
                 msg_error("host baseline '%s': %s not found (looked for %s)",
                           json_string_value(json_object_get(hb, "label")), files[f], looked);
         if (found[0] && found[1])
-            lib = host_baseline_build(comp->nvcc, comp->version, plain_arch, hb, found[0],
-                                      found[1], includes, o->cache);
+            lib = host_baseline_build(comp->nvcc, comp->version, plain_arch, hb, found[0], found[1],
+                                      includes, o->cache);
         json_array_append_new(out, lib ? json_string(lib) : json_null());
         free(lib), free(found[0]), free(found[1]), free(looked);
     }
@@ -279,11 +279,10 @@ static void save_floors(const options *o, space *s, const gpu *g, const ceilings
                         json_t *floors) {
     char date[32];
     utc_timestamp(date);
-    json_t *j =
-        json_pack("{s:s, s:s, s:s, s:{s:f, s:f, s:f, s:f}, s:O}", "format", "bartune-bench-1",
-                  "device", g->dev.name, "date", date, "ceilings", "copy_gbps", c->copy_gbps,
-                  "dtod_gbps", c->dtod_gbps, "fma_per_s", c->fma_per_s, "mma_per_s", c->mma_per_s,
-                  "floors", floors);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:{s:f, s:f, s:f, s:f}, s:O}", "format",
+                          "bartune-bench-1", "device", g->dev.name, "date", date, "ceilings",
+                          "copy_gbps", c->copy_gbps, "dtod_gbps", c->dtod_gbps, "fma_per_s",
+                          c->fma_per_s, "mma_per_s", c->mma_per_s, "floors", floors);
     char *dir = path_join(o->results, g->key);
     char *path = xasprintf("%s/%s.bench.json", dir, space_name(s));
     char *text = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);

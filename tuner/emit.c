@@ -102,10 +102,14 @@ static void sb_expr(strbuf *b, json_t *v) {
 
 /* The copy engine's name of a buffer's element type. */
 static const char *map_type(json_t *problem, const char *buffer) {
-    static const char *const T[][2] = {{"float", "FLOAT32"},          {"double", "FLOAT64"},
-                                       {"__nv_bfloat16", "BFLOAT16"}, {"int", "INT32"},
-                                       {"unsigned", "UINT32"},        {"long long", "INT64"},
-                                       {"unsigned long long", "UINT64"}, {"size_t", "UINT64"}};
+    static const char *const T[][2] = {{"float", "FLOAT32"},
+                                       {"double", "FLOAT64"},
+                                       {"__nv_bfloat16", "BFLOAT16"},
+                                       {"int", "INT32"},
+                                       {"unsigned", "UINT32"},
+                                       {"long long", "INT64"},
+                                       {"unsigned long long", "UINT64"},
+                                       {"size_t", "UINT64"}};
     json_t *e;
     size_t i;
     json_array_foreach(json_object_get(problem, "buffers"), i, e) {
@@ -172,12 +176,13 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
             }
             sb_printf(b, "%s};\n", json_array_size(list) ? "" : "0");
         }
-        sb_printf(b,
-                  "        e = bt_encode_map(&bt_map%zu, CU_TENSOR_MAP_DATA_TYPE_%s, %s, %zuu, dims, "
-                  "strides, box, %d);\n"
-                  "        if (e != cudaSuccess) return e;\n    }\n",
-                  i, type ? type : "UINT8", buf, json_array_size(json_object_get(m, "dims")),
-                  (int)json_integer_value(json_object_get(m, "swizzle")));
+        sb_printf(
+            b,
+            "        e = bt_encode_map(&bt_map%zu, CU_TENSOR_MAP_DATA_TYPE_%s, %s, %zuu, dims, "
+            "strides, box, %d);\n"
+            "        if (e != cudaSuccess) return e;\n    }\n",
+            i, type ? type : "UINT8", buf, json_array_size(json_object_get(m, "dims")),
+            (int)json_integer_value(json_object_get(m, "swizzle")));
     }
 }
 
@@ -229,10 +234,9 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
         }
     sb_printf(b, "    const long long smem = ");
     sb_expr(b, json_object_get(geo, "smem"));
-    sb_printf(
-        b,
-        ";\n"
-        "    if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // nothing to do\n");
+    sb_printf(b, ";\n"
+                 "    if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // "
+                 "nothing to do\n");
     json_t *maps = json_object_get(geo, "tensor_maps");
     sb_maps(b, problem, maps);
     sb_printf(
