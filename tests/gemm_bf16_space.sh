@@ -17,18 +17,8 @@ n=$("$bartune" list gen/gemm_bf16.lua --arch sm_90 | tail -1 | grep -o '^[0-9]*'
 [ "${n:-0}" -ge 1000 ] || { echo "list --arch sm_90: ${n:-no} variants"; fail=1; }
 "$bartune" list gen/gemm_bf16.lua --arch sm_80 | grep -q '^kind=simt$' || { echo "sm_80: not the plain kind alone"; fail=1; }
 # check NAME FILE MUST... -- MUSTNOT...
-check() {
-    local name=$1 file=$2 want=1
-    shift 2
-    for pat in "$@"; do
-        if [ "$pat" = -- ]; then want=0; continue; fi
-        if grep -qE -- "$pat" "$file"; then
-            [ $want = 1 ] || { echo "$name: has '$pat', which belongs to another kind"; fail=1; }
-        else
-            [ $want = 0 ] || { echo "$name: lacks '$pat'"; fail=1; }
-        fi
-    done
-}
+. "$root/tests/has_patterns.sh"
+check() { has_patterns "$@"; }
 base="kind=wgmma bn=128 wm=64 stages=4 raster=grouped"
 kinds=(
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct"

@@ -12,6 +12,7 @@ if [ "$mode" = sass ]; then
     "$bartune" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }
 fi
 fail=0
+. "$root/tests/has_patterns.sh"
 # check NAME SELECTION MUST... -- MUSTNOT...
 check() {
     local name=$1 sel=$2; shift 2
@@ -27,15 +28,7 @@ check() {
         "$nvcc" -cubin -arch=sm_90 -std=c++17 -o "$tmp/$name.cubin" "$tmp/$name.cu" || { fail=1; return; }
         cuobjdump --dump-sass "$tmp/$name.cubin" >"$tmp/$name.txt"
     fi
-    local want=1
-    for pat in "$@"; do
-        if [ "$pat" = -- ]; then want=0; continue; fi
-        if grep -qE -- "$pat" "$tmp/$name.txt"; then
-            [ $want = 1 ] || { echo "$name ($mode): has '$pat', which belongs to another kind"; fail=1; }
-        else
-            [ $want = 0 ] || { echo "$name ($mode): lacks '$pat'"; fail=1; }
-        fi
-    done
+    has_patterns "$name ($mode)" "$tmp/$name.txt" "$@"
 }
 if [ "$mode" = ptx ]; then
     check syncthreads "barrier=syncthreads producer=regs" 'bar\.sync[[:space:]]+0;' -- 'bar\.arrive' 'mbarrier' 'cp\.async'

@@ -17,18 +17,8 @@ kinds=("barrier=syncthreads loaders=all" "barrier=syncthreads loaders=producers 
     "barrier=named producer_warps=2" "barrier=cuda_barrier producer_warps=4"
     "barrier=mbarrier producer_warps=1" "barrier=mbarrier producer_warps=2")
 # check NAME PTX MUST... -- MUSTNOT...
-check() {
-    local name=$1 ptx=$2 want=1
-    shift 2
-    for pat in "$@"; do
-        if [ "$pat" = -- ]; then want=0; continue; fi
-        if grep -qE -- "$pat" "$ptx"; then
-            [ $want = 1 ] || { echo "$name: has '$pat', which belongs to another kind"; fail=1; }
-        else
-            [ $want = 0 ] || { echo "$name: lacks '$pat'"; fail=1; }
-        fi
-    done
-}
+. "$root/tests/has_patterns.sh"
+check() { has_patterns "$@"; }
 i=0
 for kind in "${kinds[@]}"; do
     for producer in regs cp_async bulk; do
