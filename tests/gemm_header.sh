@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A program of two .cu files that include kernels/NAME.cuh (the committed
 # header, or one emitted here from no results: the portable variant only),
-# built for the tuned architecture (TUNED-FLAGS), for plain sm_90 and with
-# plain nvcc. Mode "build" only builds (CI); mode "run" runs each on random
+# built for the tuned architecture (TUNED-FLAGS), for plain sm_90, with
+# plain nvcc and by a CMake project (a static library and a program). Mode "build" only builds (CI); mode "run" runs each on random
 # shapes and odd leading dimensions (exit 77 without a GPU): the tuned
 # build must pick a tuned variant where the header has one.
 # Usage: gemm_header.sh BARTUNE NVCC ROOT build|run NAME TUNED-FLAGS
@@ -24,10 +24,15 @@ build() { # OUT NVCC-FLAGS...
 build "$tmp/tuned" $tuned_flags || exit 1
 build "$tmp/sm90" -arch=sm_90 || exit 1
 build "$tmp/plain" || exit 1
-[ "$mode" = build ] && { echo "built with nvcc $tuned_flags, -arch=sm_90 and plain nvcc against $kernels, no warnings"; exit 0; }
+cmake -S "$root/tests/header/cmake_gemm" -B "$tmp/cm" -DBARTUNE_ROOT="$root" -DBARTUNE_KERNELS="$kernels" \
+    -DBARTUNE_GEMM="$name" -DBARTUNE_CUDA_FLAGS="$tuned_flags" -DCMAKE_CUDA_COMPILER="$nvcc" \
+    >"$tmp/cmake.log" 2>&1 && cmake --build "$tmp/cm" >>"$tmp/cmake.log" 2>&1 ||
+    { cat "$tmp/cmake.log"; exit 1; }
+[ "$mode" = build ] && { echo "built with nvcc $tuned_flags, -arch=sm_90, plain nvcc and CMake against $kernels, no warnings"; exit 0; }
 "$tmp/tuned" $expect
 rc=$?
 [ $rc = 77 ] && { echo "no GPU"; exit 77; }
 [ $rc = 0 ] || exit 1
+"$tmp/cm/consumer" $expect || exit 1
 "$tmp/sm90" any || exit 1
 "$tmp/plain" any
