@@ -249,6 +249,20 @@ local function known_names(S)
   return table.concat(known, ", ")
 end
 
+-- A value of parameter p as text, parsed, and one the space declares for
+-- it (a typo such as barrier=nmed, or a record's value the space no longer
+-- lists, is an error that names the values there are).
+local function declared_value(S, p, s, what)
+  local v = parse_value(s, what)
+  for _, d in ipairs(p.values) do
+    if d == v then return v end
+  end
+  local list = {}
+  for i, d in ipairs(p.values) do list[i] = tostring(d) end
+  error(string.format("%s: %s is not a value of parameter '%s' in %s (its values: %s)",
+    what, tostring(v), p.name, S.file, table.concat(list, ", ")), 0)
+end
+
 -- Command-line overrides (name -> string) as single-value lists.
 local function parse_overrides(S, overrides)
   local only = {}
@@ -257,7 +271,7 @@ local function parse_overrides(S, overrides)
       error(string.format("unknown parameter '%s' in %s=%s (parameters of %s: %s)",
         name, name, s, S.file, known_names(S)), 0)
     end
-    only[name] = parse_value(s, name .. "=" .. s)
+    only[name] = declared_value(S, S.byname[name], s, name .. "=" .. s)
   end
   return only
 end
@@ -377,7 +391,7 @@ local function config_of(S, values, dev, need_launch)
     local s = values[p.name]
     if applies(S, p, c) then
       if s == nil then error("no value for parameter '" .. p.name .. "' (" .. describe(c, S) .. ")", 0) end
-      c[p.name] = parse_value(s, p.name)
+      c[p.name] = declared_value(S, p, s, p.name)
     elseif s ~= nil then
       error("parameter '" .. p.name .. "' does not apply to " .. describe(c, S), 0)
     end
@@ -390,7 +404,7 @@ local function config_of(S, values, dev, need_launch)
     local s = values[p.name]
     if applies(S, p, c) then
       if s == nil and need_launch then error("no value for launch parameter '" .. p.name .. "'", 0) end
-      if s ~= nil then launch[p.name] = parse_value(s, p.name) end
+      if s ~= nil then launch[p.name] = declared_value(S, p, s, p.name) end
     elseif s ~= nil then
       error("launch parameter '" .. p.name .. "' does not apply to " .. describe(c, S), 0)
     end
