@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A second problem needs no edit under tuner/ or runner/: tests/toy holds a
 # problem (problems/axpy2d.lua: inout buffer, scalar, 2-D grid, bound rule),
-# a space, a template and a CPU reference, nothing else. Mode "ci": list,
+# a space, a template and a CPU reference, nothing else, found beside the
+# space with no path flags. Mode "ci": list,
 # render, compile, then a run with the fake runner (the reference library
 # builds; records and headers are written) and the emitted header builds
 # into a program. Mode "gpu": the same on the GPU, where every correct
@@ -12,7 +13,8 @@ bartune=$1 root=$2 nvcc=$3 mode=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root"
-toy="tests/toy/axpy.lua --templates tests/toy/templates"
+# no path flags: problems/ and templates/ beside the space are found as they are
+toy="tests/toy/axpy.lua"
 dirs="--results $tmp/r --kernels $tmp/k --cache $tmp/c"
 fail() { echo "$*"; exit 1; }
 if [ "$mode" = gpu ]; then

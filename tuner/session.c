@@ -12,14 +12,12 @@
 #include "util.h"
 
 space *session_open_space(const options *o) {
-    char *templates = o->templates ? xstrdup(o->templates) : path_join(o->root, "templates");
     char *err = NULL;
-    space *s = space_open(o->space_path, o->root, templates, &err);
+    space *s = space_open(o->space_path, o->root, o->templates, &err);
     if (!s) {
         msg_error("%s", err);
         free(err);
     }
-    free(templates);
     return s;
 }
 

@@ -18,7 +18,8 @@ extern double space_seconds_limit;
  * from `templates_dir`. The space's problem is problems/<name>.lua beside
  * the script, else root/gen/problems/<name>.lua; its CPU reference is
  * <templates_dir>/<name>/reference.c, else root/templates/<name>/reference.c.
- * NULL and *err (owned by the caller) on failure. */
+ * templates_dir NULL: templates/ beside the script (what a user's own folder
+ * holds). NULL and *err (owned by the caller) on failure. */
 space *space_open(const char *path, const char *root, const char *templates_dir, char **err);
 void space_close(space *s);
 

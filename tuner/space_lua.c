@@ -36,6 +36,7 @@ struct space {
     int space_ref;  /* the loaded space */
     int search_ref; /* gen/lib/search.lua's table */
     char *templates_dir, *root, *space_dir;
+    bool explicit_templates; /* --templates DIR; else templates_dir is templates/ beside the space */
     char *file, *name;
     char *reference_source, *reference_dir;
     json_t *problem;
@@ -476,11 +477,12 @@ static bool load_library(space *s, char **err) {
 space *space_open(const char *path, const char *root, const char *templates_dir, char **err) {
     space *s = xmalloc(sizeof *s);
     memset(s, 0, sizeof *s);
-    s->templates_dir = xstrdup(templates_dir);
     s->root = xstrdup(root);
     s->file = xstrdup(path);
     const char *slash = strrchr(path, '/');
     s->space_dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
+    s->explicit_templates = templates_dir != NULL;
+    s->templates_dir = templates_dir ? xstrdup(templates_dir) : path_join(s->space_dir, "templates");
     s->L = lua_newstate(limited_alloc, s);
     lua_State *L = s->L;
     lua_atpanic(L, on_panic);
@@ -578,6 +580,9 @@ const char *space_templates_dir(const space *s) {
     return s->templates_dir;
 }
 
+/* Where a template, a CPU reference or a host baseline is found: the
+ * folder --templates names, else templates/ beside the space; then
+ * bartune's own templates/. */
 char *space_template_path(const space *s, const char *rel, char **looked) {
     char *own = path_join(s->templates_dir, rel);
     char *lib = xasprintf("%s/templates/%s", s->root, rel);
@@ -589,7 +594,12 @@ char *space_template_path(const space *s, const char *rel, char **looked) {
         free(own);
         return lib;
     }
-    if (looked) *looked = strcmp(own, lib) ? xasprintf("%s and %s", own, lib) : xstrdup(own);
+    if (looked) {
+        char *where = strcmp(own, lib) ? xasprintf("%s and %s", own, lib) : xstrdup(own);
+        *looked = xasprintf("%s; put it in %s/%s", where, s->templates_dir,
+                            s->explicit_templates ? "" : " or pass --templates DIR");
+        free(where);
+    }
     free(own);
     free(lib);
     return NULL;
