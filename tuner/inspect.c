@@ -37,8 +37,16 @@ int cmd_list(const options *o) {
         free(p);
         launches += vs.items[i].n_launches;
     }
-    printf("%d variants for %s (of %d combinations%s%s), %d launch configurations in all\n",
+    json_t *instances = NULL, *sizes = session_sizes(s, o, &instances);
+    size_t tuples = sizes ? json_array_size(sizes) : 0;
+    printf("%d variants for %s (of %d combinations%s%s), %d launch configurations in all",
            vs.count, d.name, vs.total, vs.rejected[0] ? "; rejected " : "", vs.rejected, launches);
+    if (tuples > 1) /* what a run measures without a strategy */
+        printf("; at each of %zu size tuples: %lld measurements", tuples,
+               (long long)launches * (long long)tuples);
+    printf("\n");
+    json_decref(sizes);
+    json_decref(instances);
     variant_set_free(&vs);
     space_close(s);
     return EXIT_OK;

@@ -400,6 +400,10 @@ int schedule_search(run_ctx *c) {
         free(err);
         return EXIT_INPUT;
     }
+    /* The inputs and CPU reference first: a time budget is for searching
+     * (8192^3's reference took most of a minute of a 60 s budget). */
+    for (int i = 0; i < c->n_lanes; i++)
+        if (!gpu_problem(&c->lanes[i]->g, c->sizes, c->instance)) return EXIT_FAILURE_;
     c->deadline = now_seconds() + (o->budget_seconds > 0 ? o->budget_seconds : 1e12);
     c->spent = c->inflight = c->queued = c->index = 0;
     c->asked_empty = false;
