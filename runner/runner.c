@@ -6,6 +6,8 @@
  *   {"op":"hello","version":V}  -> {"ok":true,"version":V,"device":{...},"devices":N}
  *                                   (N: GPUs the driver sees, for --gpus all)
  *   {"op":"problem",...}         -> {"ok":true,"seconds":S,"cached":B}
+ *                                   ("cpu_only":true: the reference alone, also
+ *                                   without a GPU)
  *   {"op":"measure",...}         -> {"probe_ms":T,"launches_left":L}, then
  *                                   {"ok":true,"median_ms":..} or
  *                                   {"ok":true,"median_ms":..,"rejected":true}
@@ -146,7 +148,29 @@ static CUresult checksum(CUdeviceptr p, size_t bytes, unsigned long long *out) {
     return r;
 }
 
+/* {"op":"problem",...,"cpu_only":true}: the inputs and the CPU reference
+ * alone (bartune check, with or without a GPU), nothing uploaded or kept. */
+static void cmd_problem_cpu(json_t *req) {
+    double t0 = now_seconds();
+    rproblem p;
+    char *why = NULL;
+    bool cached;
+    bool ok = problem_setup(&p, req, &cached, &why);
+    problem_free(&p);
+    if (!ok) {
+        fail("setup_error", "%s", why);
+        free(why);
+        return;
+    }
+    send_json(
+        json_pack("{s:b, s:f, s:b}", "ok", 1, "seconds", now_seconds() - t0, "cached", cached));
+}
+
 static void cmd_problem(json_t *req) {
+    if (json_is_true(json_object_get(req, "cpu_only"))) {
+        cmd_problem_cpu(req);
+        return;
+    }
     double t0 = now_seconds();
     if (R.have_problem) problem_free(&R.prob);
     R.have_problem = false;
@@ -816,11 +840,21 @@ int main(int argc, char **argv) {
     free(dir);
     char *why = NULL;
     if (!open_device(ordinal, fatbin, &why)) {
-        /* Every request gets the same answer: there is no GPU. */
+        /* Every request gets the same answer, there is no GPU, except a
+         * problem on the CPU alone. */
         char *line = NULL;
         size_t cap = 0;
-        while (getline(&line, &cap, in) > 0)
-            fail("no_gpu", "%s", why);
+        while (getline(&line, &cap, in) > 0) {
+            json_t *req = json_loads(line, 0, NULL);
+            const char *op = json_string_value(json_object_get(req, "op"));
+            if (op && !strcmp(op, "problem") && json_is_true(json_object_get(req, "cpu_only")))
+                cmd_problem_cpu(req);
+            else if (op && !strcmp(op, "quit"))
+                break;
+            else
+                fail("no_gpu", "%s", why);
+            json_decref(req);
+        }
         free(line);
         return 1;
     }

@@ -176,11 +176,7 @@ static bool start_one(const compiler *c, compile_job *job, running *r) {
     r->tmp_log = xasprintf("%s/%s.log.tmp.%ld", c->cache_dir, job->key, (long)getpid());
     int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     char arch[64];
-    size_t al = strlen(c->arch);
-    if (al > 0 && c->arch[al - 1] == 'a') /* the -arch=sm_90a shorthand also runs a plain pass */
-        snprintf(arch, sizeof arch, "-gencode=arch=compute_%s,code=%s", c->arch + 3, c->arch);
-    else
-        snprintf(arch, sizeof arch, "-arch=%s", c->arch);
+    compile_arch_flag(c->arch, arch, sizeof arch);
     char *argv[N_FLAGS + 8];
     int a = 0;
     argv[a++] = (char *)c->nvcc;
@@ -196,6 +192,14 @@ static bool start_one(const compiler *c, compile_job *job, running *r) {
     r->start = now_seconds();
     free(src);
     return r->pid > 0;
+}
+
+void compile_arch_flag(const char *arch, char *out, size_t size) {
+    size_t n = strlen(arch);
+    if (n > 3 && arch[n - 1] == 'a') /* the -arch=sm_90a shorthand also runs a plain pass */
+        snprintf(out, size, "-gencode=arch=compute_%s,code=%s", arch + 3, arch);
+    else
+        snprintf(out, size, "-arch=%s", arch);
 }
 
 static void finish_one(const compiler *c, running *r, int status, bool timed_out) {

@@ -5,6 +5,7 @@
 #define BARTUNE_COMPILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum { COMPILE_PENDING, COMPILE_OK, COMPILE_ERROR, COMPILE_TIMEOUT } compile_status;
 
@@ -36,6 +37,8 @@ bool compiler_init(compiler *c);
 void compiler_free(compiler *c);
 /* Sets job->key from the source, flags and version. */
 void compile_key(const compiler *c, compile_job *job);
+/* nvcc's flag for `arch`: -arch=sm_90, or -gencode=...,code=sm_90a. */
+void compile_arch_flag(const char *arch, char *out, size_t size);
 typedef void (*compile_tick_fn)(void *ctx, const compile_job *job, int done, int total);
 /* Compiles every job not in the cache; calls `tick` after each one ends.
  * Returns false only when interrupted (Ctrl-C). */

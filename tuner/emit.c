@@ -255,9 +255,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
     sb_printf(b, ");\n    return cudaGetLastError();\n}\n");
 }
 
-/* Renders one config in emit mode: kernel, launcher, host entry. */
-static char *render_variant(space *s, const device_info *d, const config *params,
-                            const config *launch, const char *ns) {
+char *emit_variant(space *s, const device_info *d, const config *params, const config *launch,
+                   const char *ns) {
     config extra = {0}, values;
     config_merge(&values, params, launch);
     char *desc = config_describe(&values), *err = NULL;
@@ -358,7 +357,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
             memcpy(e->ns, devs[same].ns, sizeof e->ns); /* one copy of a variant */
         } else {
             snprintf(e->ns, sizeof e->ns, "bartune_%s_%s_v%d", space_name(s), id, *n - first);
-            char *src = render_variant(s, &d, &params, &launch, e->ns);
+            char *src = emit_variant(s, &d, &params, &launch, e->ns);
             char *at = sizes_describe(sizes);
             if (src) {
                 char *date = comment_text(json_string_value(json_object_get(best, "date")));
@@ -433,7 +432,7 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
     session_split(s, cfg, &params, &launch);
     json_decref(cfg);
     e->summary = config_describe(&p->cfg);
-    char *src = render_variant(s, &d, &params, &launch, e->ns);
+    char *src = emit_variant(s, &d, &params, &launch, e->ns);
     bool ok = src != NULL;
     if (ok) {
         char *dir = path_join(kernels_dir, "portable");

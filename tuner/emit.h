@@ -6,10 +6,16 @@
 
 #include <stdbool.h>
 
+#include "config.h"
+#include "device.h"
 #include "space.h"
 
 /* Emits from every results/<device>/<space>.jsonl under results_dir, or only
  * from `records` (a file) when given. */
 bool emit_headers(space *s, const char *results_dir, const char *records, const char *kernels_dir);
+/* One variant as a header holds it, in namespace `ns`: kernel, launcher
+ * and host entry. NULL after printing why. */
+char *emit_variant(space *s, const device_info *d, const config *params, const config *launch,
+                   const char *ns);
 
 #endif

@@ -34,6 +34,14 @@ char *gpu_log_path(const options *o, int ordinal) {
     return path_join(o->cache, name);
 }
 
+static bool build_reference(gpu *g) {
+    char *api = path_join(g->o->root, "templates");
+    g->reference_lib = reference_lib_build(BARTUNE_CC, space_reference_source(g->s),
+                                           space_reference_dir(g->s), api, g->o->cache, g->ref_key);
+    free(api);
+    return g->reference_lib != NULL;
+}
+
 static bool start(gpu *g, char **why) {
     if (!runner_start(&g->runner, g->o->runner, g->ordinal, g->log)) {
         *why = xasprintf("cannot start %s (log %s)", g->o->runner, g->log);
@@ -62,11 +70,25 @@ int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
     }
     device_key(&g->dev, g->key);
     device_fingerprint(&g->dev, g->fingerprint);
-    char *api = path_join(o->root, "templates");
-    g->reference_lib = reference_lib_build(BARTUNE_CC, space_reference_source(s),
-                                           space_reference_dir(s), api, o->cache, g->ref_key);
-    free(api);
-    return g->reference_lib ? EXIT_OK : EXIT_INPUT;
+    return build_reference(g) ? EXIT_OK : EXIT_INPUT;
+}
+
+int gpu_open_cpu(gpu *g, const options *o, space *s, const device_info *dev) {
+    memset(g, 0, sizeof *g);
+    g->o = o;
+    g->s = s;
+    g->dev = *dev;
+    g->cpu_only = true;
+    if (!mkdir_p(o->cache)) {
+        msg_error("cannot create the cache folder %s", o->cache);
+        return EXIT_FAILURE_;
+    }
+    g->log = gpu_log_path(o, 0);
+    if (!runner_start(&g->runner, o->runner, 0, g->log)) {
+        msg_error("cannot start %s (log %s)", o->runner, g->log);
+        return EXIT_FAILURE_;
+    }
+    return build_reference(g) ? EXIT_OK : EXIT_INPUT;
 }
 
 void gpu_close(gpu *g) {
@@ -128,6 +150,7 @@ static bool setup_on(gpu *g, runner_client *rc) {
     json_object_set_new(req, "scalars", json_deep_copy(json_object_get(g->instance, "scalars")));
     char *cache = reference_cache(g, req);
     if (cache) json_object_set_new(req, "cache", json_string(cache));
+    if (g->cpu_only) json_object_set_new(req, "cpu_only", json_true()); /* same cache key */
     free(cache);
     char *desc = json_dumps(g->sizes, JSON_COMPACT);
     progress("preparing %s at %s (inputs and CPU reference)",

@@ -24,6 +24,7 @@ typedef struct {
     char ref_key[17];
     json_t *sizes;    /* set up at these (object), or NULL */
     json_t *instance; /* the space's instance at them */
+    bool cpu_only;    /* gpu_open_cpu: problems set up on the CPU alone */
 } gpu;
 
 /* The protocol's opening: the runner's version checked, its device read
@@ -37,6 +38,10 @@ char *gpu_log_path(const options *o, int ordinal);
  * problem's reference. Prints why not and returns an exit code other than
  * EXIT_OK on failure. */
 int gpu_open(gpu *g, const options *o, space *s, int ordinal);
+/* A runner for the CPU half of a problem (inputs and reference, as bartune
+ * check runs them), GPU or not; `dev` is the device the space is expanded
+ * for. Same returns as gpu_open. */
+int gpu_open_cpu(gpu *g, const options *o, space *s, const device_info *dev);
 void gpu_close(gpu *g);
 /* Sets up the problem at `sizes` with `instance` (see space_instance). */
 bool gpu_problem(gpu *g, json_t *sizes, json_t *instance);

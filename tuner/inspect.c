@@ -5,6 +5,10 @@
 
 #include "commands.h"
 #include "compile.h"
+#include "emit.h"
+#include "gpu.h"
+#include "record.h"
+#include "reference_lib.h"
 #include "progress.h"
 #include "session.h"
 #include "util.h"
@@ -138,4 +142,85 @@ int cmd_compile(const options *o) {
     variant_set_free(&vs);
     space_close(s);
     return rc;
+}
+
+/* bartune check, half one: the first and the last variant as one header
+ * holds them (each in its own namespace) compile together in one
+ * translation unit, as a program that includes the header will. */
+static bool check_header(const options *o, space *s, const device_info *d, const variant_set *vs,
+                         const char *arch) {
+    int picks[2] = {0, vs->count - 1}, n = vs->count > 1 ? 2 : 1;
+    strbuf b = {0};
+    for (int k = 0; k < n; k++) {
+        const variant *v = &vs->items[picks[k]];
+        char ns[64];
+        snprintf(ns, sizeof ns, "bartune_check_v%d", k + 1);
+        char *src = emit_variant(s, d, &v->params, &v->launches[0], ns);
+        if (!src) {
+            free(b.data);
+            return false;
+        }
+        sb_printf(&b, "%s\n", src);
+        free(src);
+    }
+    char *dir = path_join(o->cache, "check");
+    char *cu = xasprintf("%s/%s.cu", dir, space_name(s)), *obj = xasprintf("%s/%s.o", dir, space_name(s));
+    bool ok = mkdir_p(dir) && write_file_atomic(cu, b.data, b.len);
+    char flag[64];
+    compile_arch_flag(arch, flag, sizeof flag);
+    const char *args[] = {o->nvcc, "-c", "-std=c++17", flag, cu, NULL};
+    char *what = xasprintf("%d variant%s of %s in one header (does the template wrap all its code in "
+                           "namespace $(ns)? see templates/bartune_reference.h and the README)",
+                           n, n > 1 ? "s" : "", space_file(s));
+    ok = ok && shared_object_build(args, obj, what);
+    if (ok) printf("header: %d variant%s of %s compile together (%s, %s)\n", n, n > 1 ? "s" : "",
+                   space_name(s), flag, cu);
+    free(what), free(b.data), free(dir), free(cu), free(obj);
+    return ok;
+}
+
+/* Half two: the problem's CPU reference builds and runs at the cheapest
+ * size tuple asked (--size, else the tune list), on this machine's CPU. */
+static bool check_reference(const options *o, space *s, const device_info *d) {
+    json_t *instances = NULL, *sizes = session_sizes(s, o, &instances);
+    if (!sizes) return false;
+    size_t pick = 0;
+    double least = -1;
+    for (size_t i = 0; i < json_array_size(instances); i++) {
+        json_t *in = json_array_get(instances, i);
+        double work = json_number_value(json_object_get(in, "bytes")) +
+                      json_number_value(json_object_get(in, "fma")) +
+                      json_number_value(json_object_get(in, "mma"));
+        if (least < 0 || work < least) least = work, pick = i;
+    }
+    gpu g;
+    bool ok = gpu_open_cpu(&g, o, s, d) == EXIT_OK;
+    double t0 = now_seconds();
+    ok = ok && gpu_problem(&g, json_array_get(sizes, pick), json_array_get(instances, pick));
+    if (ok) {
+        char *at = sizes_describe(json_array_get(sizes, pick));
+        printf("reference: %s's CPU reference built and ran at %s in %.2f s\n",
+               space_name(s), at, now_seconds() - t0);
+        free(at);
+    }
+    gpu_close(&g);
+    json_decref(sizes);
+    json_decref(instances);
+    return ok;
+}
+
+int cmd_check(const options *o) {
+    device_info d;
+    variant_set vs;
+    int rc;
+    space *s = open_expanded(o, &d, &vs, &rc);
+    if (!s) return rc;
+    char arch[16];
+    space_compile_arch(s, &d, arch);
+    printf("space: %d variants for %s\n", vs.count, d.name);
+    bool ok = check_header(o, s, &d, &vs, arch);
+    ok = check_reference(o, s, &d) && ok;
+    variant_set_free(&vs);
+    space_close(s);
+    return ok ? EXIT_OK : EXIT_INPUT;
 }

@@ -93,6 +93,13 @@ static const struct command commands[] = {
      "Compiles every variant to a cubin with nvcc, N at a time, through the cache, and\n"
      "prints each one's registers, shared memory and spills.\n",
      false},
+    {"check", cmd_check, true,
+     "usage: bartune check SPACE [k=v...] [--arch sm_XY] [--size K=V...]\n"
+     "What can go wrong before a GPU run, found on this machine: the first and last\n"
+     "variants compile together as one header holds them (a template that does not wrap\n"
+     "its code in namespace $(ns) fails here), and the problem's CPU reference builds\n"
+     "and runs at the cheapest size tuple (of the tune list, or --size). No GPU needed.\n",
+     false},
     {"emit", cmd_emit, true,
      "usage: bartune emit SPACE [--records FILE] [--results DIR] [--kernels DIR]\n"
      "Writes kernels/<device>/<space>.cuh for every device with recorded results (or for\n"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# bartune check finds on CPU what would otherwise show after a GPU run: the
+# toy problem's folder passes as it is (two variants in one header; the CPU
+# reference runs); a template that does not wrap its code in namespace
+# $(ns) fails with a line saying so; a CPU reference that does not compile
+# fails naming it; a reference that fails at run time fails with its message.
+. "$(dirname "$0")/lib.sh" "$@"
+cp -r tests/toy "$tmp/user"
+dirs="--cache $tmp/c --results $tmp/r --kernels $tmp/k"
+"$bartune" check "$tmp/user/axpy.lua" $dirs >"$tmp/ok" 2>&1 || { cat "$tmp/ok"; fail "the toy problem does not check"; }
+grep -q "compile together" "$tmp/ok" && grep -q "CPU reference built and ran" "$tmp/ok" || fail "check said: $(cat "$tmp/ok")"
+# the template without its namespace: two variants collide
+cp -r tests/toy "$tmp/nons"
+sed -i '/^namespace \$(ns) {$/d; /^}  \/\/ namespace/d' "$tmp/nons/templates/axpy2d.cu"
+grep -q 'namespace \$(ns)' "$tmp/nons/templates/axpy2d.cu" && fail "the test did not remove the namespace"
+"$bartune" check "$tmp/nons/axpy.lua" $dirs >"$tmp/nons.out" 2>&1 && fail "a template without its namespace checked"
+grep -q 'namespace \$(ns)' "$tmp/nons.out" || fail "no hint at the namespace: $(tail -5 "$tmp/nons.out")"
+# a reference that does not compile
+cp -r tests/toy "$tmp/badref"
+echo "this is not C;" >>"$tmp/badref/templates/axpy2d/reference.c"
+"$bartune" check "$tmp/badref/axpy.lua" $dirs >"$tmp/badref.out" 2>&1 && fail "a broken reference checked"
+grep -q "reference.c" "$tmp/badref.out" || fail "the error does not name the reference: $(tail -5 "$tmp/badref.out")"
+# a reference that fails when it runs
+cp -r tests/toy "$tmp/failref"
+sed -i 's/^\(static int [a-z_0-9]*(bt_problem \*p, int part, int parts) {\)$/\1\n    snprintf(p->error, sizeof p->error, "planted failure"); return 1;/' \
+    "$tmp/failref/templates/axpy2d/reference.c"
+grep -q "planted failure" "$tmp/failref/templates/axpy2d/reference.c" || fail "the test did not plant the failure"
+"$bartune" check "$tmp/failref/axpy.lua" $dirs >"$tmp/failref.out" 2>&1 && fail "a failing reference checked"
+grep -q "planted failure" "$tmp/failref.out" || fail "the reference's message is missing: $(tail -5 "$tmp/failref.out")"
+echo "check: a user's folder passes; a missing namespace, a broken and a failing reference are caught on CPU"
