@@ -24,6 +24,7 @@ static const char usage_text[] =
     "  list SPACE [k=v...]     print the variants that survive the constraints\n"
     "  render SPACE k=v...     print the CUDA source of one variant\n"
     "  compile SPACE [k=v...]  compile every variant with nvcc (no GPU needed)\n"
+    "  check SPACE             two variants in one header and the CPU reference, on CPU\n"
     "  emit SPACE              write the headers again from recorded results\n"
     "  show SPACE              print the recorded results of this GPU, best first\n"
     "  bench SPACE             time the recorded best beside the baselines and the floor\n"
