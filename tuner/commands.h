@@ -8,6 +8,7 @@ int cmd_list(const options *o);
 int cmd_render(const options *o);
 int cmd_compile(const options *o);
 int cmd_check(const options *o);
+int cmd_new(const options *o);
 int cmd_run(const options *o);
 int cmd_emit(const options *o);
 int cmd_show(const options *o);

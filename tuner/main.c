@@ -25,6 +25,7 @@ static const char usage_text[] =
     "  render SPACE k=v...     print the CUDA source of one variant\n"
     "  compile SPACE [k=v...]  compile every variant with nvcc (no GPU needed)\n"
     "  check SPACE             two variants in one header and the CPU reference, on CPU\n"
+    "  new DIR                 a working skeleton of your own problem and space\n"
     "  emit SPACE              write the headers again from recorded results\n"
     "  show SPACE              print the recorded results of this GPU, best first\n"
     "  bench SPACE             time the recorded best beside the baselines and the floor\n"
@@ -100,6 +101,13 @@ static const struct command commands[] = {
      "variants compile together as one header holds them (a template that does not wrap\n"
      "its code in namespace $(ns) fails here), and the problem's CPU reference builds\n"
      "and runs at the cheapest size tuple (of the tune list, or --size). No GPU needed.\n",
+     false},
+    {"new", cmd_new, true,
+     "usage: bartune new DIR\n"
+     "Writes a working skeleton of a problem and space of your own into the new folder\n"
+     "DIR, named after it: DIR/NAME.lua, problems/, templates/ (a producer/consumer ring\n"
+     "over bartune's barrier protocols), the CPU reference and check.cu, a program that\n"
+     "calls the emitted header. It lists, checks and runs as it is.\n",
      false},
     {"emit", cmd_emit, true,
      "usage: bartune emit SPACE [--records FILE] [--results DIR] [--kernels DIR]\n"
@@ -447,7 +455,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         return usage_error(cmdspace, "%s",
                            "which results files? e.g. shard-*/fake-gpu-sm90/pipeline.jsonl");
     if (cmd->needs_space && !o->space_path)
-        return usage_error(cmdspace, "%s", "which space? e.g. gen/pipeline.lua");
+        return usage_error(cmdspace, "%s",
+                           strcmp(cmd->name, "new") ? "which space? e.g. gen/pipeline.lua"
+                                                    : "which new folder? e.g. ~/my_softmax");
     return -1;
 }
 
