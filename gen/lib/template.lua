@@ -3,6 +3,9 @@
 --   $(expr)        the value of a Lua expression, pasted in place
 -- Each template line becomes one line of the generated Lua chunk, so an error
 -- reads "templates/pipeline.cu:42: ..." with the template's own line number.
+-- Names a template sees: the variant's parameters and derived values, and
+-- bartune's ns, kernel_name, kernel_linkage, emit, describe and include();
+-- all its code belongs in namespace $(ns) (README: "The template contract").
 local M = {}
 
 -- A read-only view of a library table, one per script or template: what it
