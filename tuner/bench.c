@@ -188,8 +188,10 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     double bw = c->copy_gbps > c->dtod_gbps ? c->copy_gbps : c->dtod_gbps;
     double mem_ms = bytes / (bw * 1e6), fma_ms = fma / c->fma_per_s * 1e3;
     double mma_ms = mma > 0 && c->mma_per_s > 0 ? mma / c->mma_per_s * 1e3 : 0;
+    double own_ms = json_number_value(json_object_get(instance, "floor_ms"));
     double floor_ms = mem_ms > fma_ms ? mem_ms : fma_ms;
     if (mma_ms > floor_ms) floor_ms = mma_ms;
+    if (own_ms > floor_ms) floor_ms = own_ms;
     json_t *saved =
         json_pack("{s:O, s:f, s:f, s:f, s:f, s:[]}", "sizes", sizes, "floor_ms", floor_ms,
                   "memory_ms", mem_ms, "fma_ms", fma_ms, "mma_ms", mma_ms, "host_baselines");
@@ -201,6 +203,7 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     if (mma > 0)
         printf(", bf16 tensor %.4f ms: %.4g multiply-adds at %.1f T/s%s", mma_ms, mma,
                c->mma_per_s * 1e-12, c->mma_per_s > 0 ? "" : " (not measured on this GPU)");
+    if (own_ms > 0) printf(", the problem's own %.4f ms", own_ms);
     printf(")   [problem's cost model]\n");
     printf("  %-32s %9s %9s %9s %10s %10s  %s\n", "", "median", "min", "max", "floor/time",
            "x best", "config");

@@ -15,9 +15,11 @@
 --              comes last); every arg must be among them
 --   verify     "exact" (bit for bit) or "bound" (|got - expect| <= a bound the
 --              reference computes per element)
---   cost       function(s) -> { bytes = ..., fma = ..., mma = ... }: the least
---              memory traffic, fp32 FMAs and bf16 tensor-core multiply-adds of
---              one call, for bench's floor (each over the card's measured rate)
+--   cost       function(s) -> { bytes = ..., fma = ..., mma = ..., floor_ms = ... }:
+--              the least memory traffic, fp32 FMAs and bf16 tensor-core
+--              multiply-adds of one call, for bench's floor (each over the
+--              card's measured rate); floor_ms, a bound of the problem's own
+--              for work none of those measure (a softmax's exp, say)
 --   tune       { { n = 1 << 28 }, ... }: the sizes a tune measures at
 --   host_baselines  { { "cuBLAS SGEMM", source = "sgemm/cublas_baseline.cu",
 --              libs = { "cublas" } } }: library code bench times beside the
@@ -247,7 +249,7 @@ function M.instance(P, s)
   end
   local cost = P.cost(s)
   if type(cost) ~= "table" then fail(P.file, "cost(s) must return { bytes = ..., fma = ... }") end
-  for _, k in ipairs({ "bytes", "fma", "mma" }) do
+  for _, k in ipairs({ "bytes", "fma", "mma", "floor_ms" }) do
     local v = rawget(cost, k) or 0
     if type(v) ~= "number" or v < 0 or v ~= v then fail(P.file, "cost(s)." .. k .. " must be a number >= 0") end
     inst[k] = v
