@@ -160,6 +160,12 @@ static int run_key(run_ctx *c, json_t *sizes, json_t *instances) {
                 "results in %s\n",
                 space_name(c->s), g0->dev.name, g0->key, c->n_lanes, c->n_lanes > 1 ? "s" : "",
                 vs.count, json_array_size(sizes), c->store.path);
+        if (o->strategy && o->budget_seconds > 0)
+            fprintf(stderr, "bartune: strategy %s: %.0f s for each of the %zu size tuple(s)\n",
+                    o->strategy, o->budget_seconds, json_array_size(sizes));
+        else if (o->strategy)
+            fprintf(stderr, "bartune: strategy %s: %d configurations for each of the %zu size "
+                    "tuple(s)\n", o->strategy, o->budget, json_array_size(sizes));
         c->vs = &vs;
         c->sources = sources;
         rc = run_all(c, sizes, instances);
