@@ -445,6 +445,14 @@ function M.geometry(S, values, dev, sizes)
   if not sizes then s, d = problem.symbolic(S.problem, dev) end
   local ok, g = pcall(problem.geometry, S.geometry, c, s, d, S.file)
   if not ok then error(tostring(g) .. "\n  (in launch() for " .. describe(c, S) .. ")", 0) end
+  for _, m in ipairs(g.tensor_maps or {}) do -- a map is of one of the problem's buffers
+    local known = false
+    for _, b in ipairs(S.problem.buffers) do known = known or b.name == m.buffer end
+    if not known then
+      error(S.file .. ": launch().tensor_maps names '" .. m.buffer .. "', which is not a buffer of problem '" ..
+        S.problem.name .. "'\n  (in launch() for " .. describe(c, S) .. ")", 0)
+    end
+  end
   return g
 end
 
