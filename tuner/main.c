@@ -173,11 +173,23 @@ static bool parse_gpus(const char *s) {
     }
 }
 
+/* A decimal of 1 to 4 digits at *p (no sign, no wrap: 4294967297 is not
+ * 1), moving *p past it; -1 if there is none. */
+static int small_decimal(const char **p) {
+    int v = 0, digits = 0;
+    for (; **p >= '0' && **p <= '9'; (*p)++) {
+        if (++digits > 4) return -1;
+        v = v * 10 + (**p - '0');
+    }
+    return digits ? v : -1;
+}
+
 static bool parse_shard(const char *s, options *o) {
-    int i, n, used = 0;
-    if (sscanf(s, "%d/%d%n", &i, &n, &used) != 2 || s[used] || s[0] < '0' || s[0] > '9' || n < 1 ||
-        n > 4096 || i < 0 || i >= n)
-        return false;
+    const char *p = s;
+    int i = small_decimal(&p);
+    if (i < 0 || *p++ != '/') return false;
+    int n = small_decimal(&p);
+    if (n < 1 || *p || n > 4096 || i >= n) return false;
     o->shard_index = i;
     o->shard_count = n;
     return true;

@@ -87,6 +87,9 @@ local function read_entities(P, t, file)
     if type(v.value) ~= "number" or v.value ~= v.value then
       fail(file, "scalar '" .. v[1] .. "' needs value = a number")
     end
+    if INTEGER_TYPES[v[2]] and math.type(v.value) ~= "integer" then
+      fail(file, "scalar '" .. v[1] .. "' is " .. v[2] .. ": its value must be an integer, not " .. tostring(v.value))
+    end
     P.scalars[#P.scalars + 1] = { name = v[1], type = v[2], value = v.value }
   end
   for _, b in ipairs(t.buffers or {}) do

@@ -98,6 +98,17 @@ local function space_view(cands, params)
   return view
 end
 
+-- A strategy's answer to ask(k): a list (empty or nil: done); anything
+-- else is the strategy's error, named, not a quiet end of the search.
+local function asked(batch, chunkname)
+  if batch == nil then return {} end
+  if type(batch) ~= "table" then
+    error(chunkname:gsub("^@", "") .. ": ask(k) returned " .. type(batch) ..
+      "; it returns a list of candidates from space.candidates (an empty list when done)", 0)
+  end
+  return batch
+end
+
 -- Loads a strategy's text in the sandbox; returns its table.
 function M.load_strategy(text, chunkname)
   local env = space_lib.sandbox({})
@@ -124,8 +135,8 @@ local function replay_one(st_text, chunkname, view, landscape, best, budget, see
   local marks = { 50, 100, 200, 500 }
   local stalled = 0
   while measured < budget and evaluations < #view.candidates and stalled < 1000 do
-    local batch = st.ask(8)
-    if type(batch) ~= "table" or #batch == 0 then break end
+    local batch = asked(st.ask(8), chunkname)
+    if #batch == 0 then break end
     local fresh = 0
     for _, c in ipairs(batch) do
       if type(c) == "table" and view.candidates[c.id] == c then
@@ -207,16 +218,16 @@ local live
 
 function M.start(S, dev, overrides, st_text, chunkname, budget, seed)
   local cands, params = M.candidates(S, dev, overrides)
-  live = { view = space_view(cands, params), st = M.load_strategy(st_text, chunkname), given = {} }
+  live = { view = space_view(cands, params), st = M.load_strategy(st_text, chunkname), given = {},
+    chunkname = chunkname }
   live.st.init(live.view, budget, new_rng(seed))
   return #cands
 end
 
 -- Up to k candidate ids not given before (strategies may repeat one).
 function M.ask(k)
-  local batch = live.st.ask(k)
+  local batch = asked(live.st.ask(k), live.chunkname)
   local ids = {}
-  if type(batch) ~= "table" then return ids end
   for i = 1, math.min(rawlen(batch), k) do
     local c = rawget(batch, i)
     if type(c) == "table" and live.view.candidates[c.id] == c and not live.given[c.id] then
