@@ -230,9 +230,21 @@ function M.tune_list(P, list, where)
   return out
 end
 
-local function length_of(b, s)
+-- A buffer's length at sizes s. A length function that overflows 64-bit
+-- integers wraps silently in Lua ((2^32 + 1)^2 * 16 reads as 2^37 + 16):
+-- the same function over the sizes as floats tells, and a wrap is an error.
+local function length_of(P, b, s)
   if type(b.length) == "string" then return s[b.length] end
-  return b.length(s)
+  local len = b.length(s)
+  local fs = {}
+  for k, v in pairs(s) do fs[k] = v + 0.0 end
+  local ok, flen = pcall(b.length, fs)
+  if ok and math.type(len) == "integer" and type(flen) == "number" and
+      math.abs(flen - len) > 1e-9 * math.abs(flen) + 1 then
+    fail(P.file, string.format("buffer '%s': length(s) overflows 64 bits at these sizes (%.4g elements)",
+      b.name, flen))
+  end
+  return len
 end
 
 -- What the runner needs for one size tuple: buffers with their lengths,
@@ -242,7 +254,7 @@ function M.instance(P, s)
   for _, z in ipairs(P.sizes) do inst.sizes[#inst.sizes + 1] = { name = z.name, type = z.type, value = s[z.name] } end
   for _, v in ipairs(P.scalars) do inst.scalars[#inst.scalars + 1] = { name = v.name, type = v.type, value = v.value } end
   for _, b in ipairs(P.buffers) do
-    local len = length_of(b, s)
+    local len = length_of(P, b, s)
     if math.type(len) ~= "integer" or len < 1 or len > MAX_BYTES // M.TYPES[b.type] then
       fail(P.file, string.format("buffer '%s': length %s at these sizes is not an integer in 1..%d",
         b.name, tostring(len), MAX_BYTES // M.TYPES[b.type]))
