@@ -87,4 +87,13 @@ grep -q -- "--dependency=afterok:" "$tmp/sbatch.log" || fail "the merge does not
 diff <(ids "$all") <(ids results/fake-gpu-sm90/pipeline.jsonl) >/dev/null ||
     fail "slurm-tune.sh: merged results differ from the whole run"
 [ -s kernels/pipeline.cuh ] || fail "slurm-tune.sh emitted no header"
+# a space whose name is not its file's (tests/toy/axpy.lua holds axpy2d)
+mkdir -p "$tmp/toy" && cd "$tmp/toy" || exit 1
+PATH=$tmp/bin:$PATH SBATCH_LOG=$tmp/sbatch.log BARTUNE=$bartune \
+    BARTUNE_ARGS="--runner $root/tests/fake_runner.sh" \
+    BARTUNE_MERGE_ARGS="--results $tmp/toy/results --kernels $tmp/toy/kernels" \
+    "$root/tools/slurm-tune.sh" "$root/tests/toy/axpy.lua" 2 >"$tmp/toy.out" 2>&1 ||
+    { cat "$tmp/toy.out" "$tmp"/toy/shards/*/*.log; fail "slurm-tune.sh failed on tests/toy/axpy.lua"; }
+[ -s results/fake-gpu-sm90/axpy2d.jsonl ] && [ -s kernels/axpy2d.cuh ] ||
+    fail "slurm-tune.sh on axpy.lua: no merged axpy2d results or header"
 exit 0

@@ -23,6 +23,9 @@ bartune=${BARTUNE:-build/bartune}
 [ -x "$bartune" ] || { echo "slurm-tune: $bartune is not built (cmake --build build)" >&2; exit 2; }
 args=${BARTUNE_ARGS:-}
 margs=${BARTUNE_MERGE_ARGS:-}
+# the job's name only: results files are named after space{ name = ... },
+# which need not be the file's (tests/toy/axpy.lua holds space axpy2d), so
+# the merge takes each shard's *.jsonl (a shard's folder holds this space alone)
 name=$(basename "$space" .lua)
 out=shards/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$out"
@@ -37,7 +40,7 @@ array=${array%%;*}
 # One merge per device key found among the shards (nodes of several kinds
 # give several keys), then the headers for all of them.
 merge="set -e; for key in \$(ls -d $(q "$out")/[0-9]*/*/ | xargs -n1 basename | sort -u); do \
-$(q "$bartune") merge $(q "$out")/[0-9]*/\$key/$(q "$name").jsonl $margs; done; \
+$(q "$bartune") merge $(q "$out")/[0-9]*/\$key/*.jsonl $margs; done; \
 $(q "$bartune") emit $(q "$space") $margs"
 final=$(sbatch --parsable --job-name="bartune-$name-merge" --dependency="afterok:$array" \
     --output="$out/merge.log" "$@" --wrap="$merge")
