@@ -49,8 +49,9 @@ local MAX_BYTES = 1 << 40 -- one buffer; more is a typo, not a problem
 local function fail(file, msg) error(file .. ": " .. msg, 0) end
 
 local function check_ident(file, what, name)
-  if type(name) ~= "string" or not name:match(IDENT) then
-    fail(file, what .. " name must be a C identifier, got " .. tostring(name))
+  -- at most 64 characters: records are read back with that limit (tuner/record.c)
+  if type(name) ~= "string" or not name:match(IDENT) or #name > 64 then
+    fail(file, what .. " name must be a C identifier of at most 64 characters, got " .. tostring(name):sub(1, 80))
   end
 end
 

@@ -9,14 +9,19 @@ local M = {}
 local RESERVED = { emit = true, kernel_name = true, kernel_linkage = true, include = true,
   describe = true, ns = true }
 local IDENT = "^[%a_][%w_]*$"
+-- Names and values are recorded, and a record is read back only with
+-- identifiers of at most this many characters (tuner/record.c): what is
+-- written must be readable, so the same limit holds where they are declared.
+local MAX_NAME = 64
+local function plain_ident(s) return type(s) == "string" and #s <= MAX_NAME and s:match(IDENT) ~= nil end
 
 -- A parameter value is pasted into generated code, so it must be a plain
 -- integer or identifier, never arbitrary text.
 local function check_value(v, what, level)
   if math.type(v) == "integer" then return v end
-  if type(v) == "string" and v:match(IDENT) then return v end
-  error(string.format("%s: value %s is not a plain integer or identifier",
-    what, type(v) == "string" and string.format("%q", v) or tostring(v)), level + 1)
+  if plain_ident(v) then return v end
+  error(string.format("%s: value %s is not a plain integer or an identifier of at most %d characters",
+    what, type(v) == "string" and string.format("%q", v:sub(1, 80)) or tostring(v), MAX_NAME), level + 1)
 end
 
 -- Parses a command-line or record value ("4", "mbarrier") the same way.
@@ -30,8 +35,9 @@ local function parse_value(s, what)
 end
 
 local function check_name(name, level)
-  if type(name) ~= "string" or not name:match(IDENT) then
-    error("parameter name must be an identifier, got " .. tostring(name), level + 1)
+  if not plain_ident(name) then
+    error("parameter name must be an identifier of at most " .. MAX_NAME .. " characters, got " ..
+      tostring(name):sub(1, 80), level + 1)
   end
   if RESERVED[name] then error("parameter name '" .. name .. "' is reserved by bartune", level + 1) end
 end
@@ -106,8 +112,12 @@ function M.load(text, chunkname, read, read_problem)
       for _, k in ipairs({ "name", "template", "problem" }) do
         if type(t[k]) ~= "string" then error("space{} needs " .. k .. " = \"...\"", 2) end
       end
-      if not t.name:match(IDENT) then error("space{} name must be a C identifier, got " .. t.name, 2) end
-      if not t.problem:match(IDENT) then error("space{} problem must be an identifier, got " .. t.problem, 2) end
+      if not plain_ident(t.name) then
+        error("space{} name must be a C identifier of at most " .. MAX_NAME .. " characters, got " .. t.name:sub(1, 80), 2)
+      end
+      if not plain_ident(t.problem) then
+        error("space{} problem must be an identifier of at most " .. MAX_NAME .. " characters, got " .. t.problem:sub(1, 80), 2)
+      end
       local ok, err = read(t.template)
       if not ok then error("space '" .. t.name .. "': " .. err, 2) end
       if t.host ~= nil then
@@ -373,7 +383,8 @@ function M.variants(S, dev, overrides)
     table.sort(names)
     for _, k in ipairs(names) do
       local val = cfg[k]
-      if math.type(val) == "integer" or type(val) == "string" or type(val) == "boolean" then
+      -- recorded only where a record can hold it (others still reach the template)
+      if plain_ident(k) and (math.type(val) == "integer" or type(val) == "boolean" or plain_ident(val)) then
         v.derived[#v.derived + 1] = { k, val }
       end
     end
