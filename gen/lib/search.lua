@@ -188,27 +188,9 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
     end
   end
   if not best then error("the records hold no ok measurement of this space's candidates", 0) end
-  -- Each seed gets its own copy of the candidates and params: what a
-  -- strategy writes into them (a memo on a candidate, say) must not reach
-  -- the next seed, or the seeds are not independent runs.
-  local function fresh_view()
-    local copies, ps = {}, {}
-    for i, c in ipairs(cands) do
-      local values = {}
-      for k, x in pairs(c.values) do values[k] = x end
-      copies[i] = { id = c.id, values = values, key = c.key, desc = c.desc }
-    end
-    for i, p in ipairs(params) do
-      local vs = {}
-      for k, x in ipairs(p.values) do vs[k] = x end
-      ps[i] = { name = p.name, values = vs }
-    end
-    return space_view(copies, ps)
-  end
   local runs = {}
   for seed = 1, seeds do
-    runs[#runs + 1] = replay_one(st_text, chunkname, seed == 1 and view or fresh_view(), landscape,
-      best, budget, seed)
+    runs[#runs + 1] = replay_one(st_text, chunkname, view, landscape, best, budget, seed)
   end
   -- the median over seeds of best-so-far after each measured configuration
   -- (a seed with nothing verified yet counts as infinitely far)
