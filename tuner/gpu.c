@@ -50,17 +50,24 @@ static bool start(gpu *g, char **why) {
     return gpu_hello(&g->runner, 60, &g->dev, &g->devices, why);
 }
 
-int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
+/* What gpu_open and gpu_open_cpu share: a cleared g, the cache folder, the
+ * runner's log. False (said) when the cache folder cannot be made. */
+static bool prepare(gpu *g, const options *o, space *s, int ordinal) {
     memset(g, 0, sizeof *g);
     g->o = o;
     g->s = s;
     g->ordinal = ordinal;
-    char *why = NULL;
     if (!mkdir_p(o->cache)) {
         msg_error("cannot create the cache folder %s", o->cache);
-        return EXIT_FAILURE_;
+        return false;
     }
     g->log = gpu_log_path(o, ordinal);
+    return true;
+}
+
+int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
+    if (!prepare(g, o, s, ordinal)) return EXIT_FAILURE_;
+    char *why = NULL;
     if (!start(g, &why)) {
         msg_error(
             "no GPU to measure on (GPU %d): %s\n(list, render, compile and emit work without one)",
@@ -74,16 +81,9 @@ int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
 }
 
 int gpu_open_cpu(gpu *g, const options *o, space *s, const device_info *dev) {
-    memset(g, 0, sizeof *g);
-    g->o = o;
-    g->s = s;
+    if (!prepare(g, o, s, 0)) return EXIT_FAILURE_;
     g->dev = *dev;
     g->cpu_only = true;
-    if (!mkdir_p(o->cache)) {
-        msg_error("cannot create the cache folder %s", o->cache);
-        return EXIT_FAILURE_;
-    }
-    g->log = gpu_log_path(o, 0);
     if (!runner_start(&g->runner, o->runner, 0, g->log)) {
         msg_error("cannot start %s (log %s)", o->runner, g->log);
         return EXIT_FAILURE_;
