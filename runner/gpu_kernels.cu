@@ -5,8 +5,9 @@
 
 // stats of one check: [0] elements that fail the rule, [1] first failing
 // index, [2] of those still holding the poison (never written), [3] NaN or
-// Inf where the reference is finite.
-enum { ST_BAD, ST_FIRST, ST_UNWRITTEN, ST_NONFINITE, ST_WORDS };
+// Inf where the reference is finite; with a scale (accuracy), [4] the sum of
+// (error / scale)^2 and [5] the largest error / scale, both doubles.
+enum { ST_BAD, ST_FIRST, ST_UNWRITTEN, ST_NONFINITE, ST_Z2, ST_ZMAX, ST_WORDS };
 
 __device__ __forceinline__ void report(unsigned long long* stats, unsigned long long bad,
                                        unsigned long long first, unsigned long long unwritten,
@@ -62,14 +63,36 @@ extern "C" __global__ void bartune_check_exact(const void* __restrict__ out,
     report(stats, bad, first, unwritten, nonfinite);
 }
 
+// The block's sum of z2 and largest z into stats[ST_Z2], stats[ST_ZMAX]
+// (z >= 0, so a double's bits order as the double does).
+__device__ __forceinline__ void report_z(unsigned long long* stats, double z2, double zmax) {
+    __shared__ double s2[32], sm[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        z2 += __shfl_down_sync(0xffffffffu, z2, o);
+        zmax = fmax(zmax, __shfl_down_sync(0xffffffffu, zmax, o));
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    if (lane == 0) s2[warp] = z2, sm[warp] = zmax;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < warps; ++w) z2 += s2[w], zmax = fmax(zmax, sm[w]);
+        if (z2 > 0) atomicAdd(reinterpret_cast<double*>(&stats[ST_Z2]), z2);
+        if (zmax > 0) atomicMax(&stats[ST_ZMAX], (unsigned long long)__double_as_longlong(zmax));
+    }
+}
+
 // Within a bound: |out - expect| <= bound, per element, for float or double
 // outputs (`width` 4 or 8; 2 for bf16) against double references. NaN fails.
+// With `scale` (else NULL), also the statistics of |out - expect| / scale
+// over the elements whose scale is > 0. blockDim.x is a multiple of 32.
 extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
                                                const double* __restrict__ expect,
                                                const double* __restrict__ bound,
+                                               const double* __restrict__ scale,
                                                unsigned long long n, int width, unsigned poison,
                                                unsigned long long* stats) {
     unsigned long long bad = 0, unwritten = 0, nonfinite = 0, first = ~0ull;
+    double z2 = 0, zmax = 0;
     const unsigned long long p64 = 0x0101010101010101ull * (poison & 0xffu);
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
@@ -88,21 +111,38 @@ extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
             o = static_cast<const double*>(out)[i];
             was_poison = (unsigned long long)__double_as_longlong(o) == p64;
         }
-        if (fabs(o - expect[i]) <= bound[i]) continue;
+        const double err = fabs(o - expect[i]);
+        if (scale && scale[i] > 0 && err <= bound[i]) {
+            const double z = err / scale[i];
+            z2 += z * z;
+            zmax = fmax(zmax, z);
+        }
+        if (err <= bound[i]) continue;
         bad++;
         unwritten += was_poison;
         nonfinite += !isfinite(o) && isfinite(expect[i]);
         if (i < first) first = i;
     }
     report(stats, bad, first, unwritten, nonfinite);
+    if (scale) report_z(stats, z2, zmax);
 }
 
-// A checksum of `bytes` bytes: sum of w_i * (2i + 1) mod 2^64 over its
-// 32-bit words, then the bytes of a tail shorter than a word (2-byte
-// elements leave one), order independent, so atomics give the same answer
-// every time. p is 4-byte aligned or the sum is over bytes alone.
+// A keyed hash of `bytes` bytes: the sum mod 2^64 of mix(w_i ^ mix(i + key))
+// over its 32-bit words, then over the bytes of a tail shorter than a word
+// (2-byte elements leave one). Order independent, so atomics give the same
+// answer every time; not linear, and keyed by a secret of the runner's, so
+// a kernel cannot change data in a way the hash keeps. p is 4-byte aligned
+// or the sum is over bytes alone.
+__device__ __forceinline__ unsigned long long mix64(unsigned long long x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 extern "C" __global__ void bartune_checksum(const unsigned char* __restrict__ p,
-                                            unsigned long long bytes,
+                                            unsigned long long bytes, unsigned long long key,
                                             unsigned long long* sum) {
     unsigned long long s = 0;
     const bool aligned = ((unsigned long long)p & 3) == 0;
@@ -111,9 +151,9 @@ extern "C" __global__ void bartune_checksum(const unsigned char* __restrict__ p,
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     const unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
     for (unsigned long long i = first; i < words; i += stride)
-        s += (unsigned long long)w[i] * (2 * i + 1);
+        s += mix64(w[i] ^ mix64(i + key));
     for (unsigned long long i = 4 * words + first; i < bytes; i += stride)
-        s += (unsigned long long)p[i] * (2 * i + 7);
+        s += mix64(p[i] ^ mix64(~i + key));
     atomicAdd(sum, s);
 }
 

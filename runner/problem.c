@@ -48,7 +48,7 @@ static uint64_t splitmix64(uint64_t x) {
 
 /* Element i of an input: uniform in [lo, hi] (floats: 24 random bits), or
  * a constant. The same seed gives the same inputs on every machine. */
-static void generate(rbuf *b, int index, uint64_t seed, size_t begin, size_t end) {
+static void generate(rbuf *b, int index, int set, uint64_t seed, size_t begin, size_t end) {
     const char *kind = json_string_value(json_object_get(b->init, "kind"));
     double lo = json_number_value(json_object_get(b->init, "lo"));
     double hi = json_number_value(json_object_get(b->init, "hi"));
@@ -60,7 +60,7 @@ static void generate(rbuf *b, int index, uint64_t seed, size_t begin, size_t end
         double v = konst   ? lo
                    : b->fp ? lo + (hi - lo) * u
                            : lo + (double)(r % (uint64_t)(hi - lo + 1));
-        char *dst = (char *)b->host + i * b->elem;
+        char *dst = (char *)b->host[set] + i * b->elem;
         if (!strcmp(b->type, "float"))
             *(float *)dst = (float)v;
         else if (!strcmp(b->type, "double"))
@@ -80,7 +80,7 @@ typedef struct {
     bt_problem *view;
     bt_reference_fn ref;
     uint64_t seed;
-    int part, parts, rc;
+    int set, part, parts, rc;
     char error[256];
 } job;
 
@@ -88,10 +88,10 @@ static void *generate_part(void *arg) {
     job *j = arg;
     for (int b = 0; b < j->p->n_bufs; b++) {
         rbuf *buf = &j->p->bufs[b];
-        if (!buf->host) continue;
+        if (!buf->host[j->set]) continue;
         size_t begin = buf->length * (size_t)j->part / (size_t)j->parts;
         size_t end = buf->length * (size_t)(j->part + 1) / (size_t)j->parts;
-        generate(buf, b, j->seed, begin, end);
+        generate(buf, b, j->set, j->seed, begin, end);
     }
     return NULL;
 }
@@ -132,34 +132,58 @@ static bool run_parts(void *(*fn)(void *), job *proto, char **why) {
     return ok;
 }
 
-static size_t expect_elem(const rproblem *p, const rbuf *b) {
+size_t problem_expect_elem(const rproblem *p, const rbuf *b) {
     return p->bound_rule ? sizeof(double) : b->elem;
 }
 
-/* The reference cache: every expected array (and bound), one after
- * another, behind a header naming their byte counts. */
-static const char CACHE_MAGIC[8] = "BTREF01\n";
+/* The arrays a buffer's reference fills for one set, with their bytes (0:
+ * none): expected values, bounds, scales. */
+static void reference_arrays(const rproblem *p, rbuf *b, int set, void *ptr[3], size_t bytes[3]) {
+    ptr[0] = b->expect[set];
+    ptr[1] = b->bound[set];
+    ptr[2] = b->scale[set];
+    bytes[0] = b->expect[set] ? b->length * problem_expect_elem(p, b) : 0;
+    bytes[1] = b->bound[set] ? b->length * sizeof(double) : 0;
+    bytes[2] = b->scale[set] ? b->length * sizeof(double) : 0;
+}
+
+/* The reference cache: for each set and buffer, every array the reference
+ * fills, one after another, each behind its byte count. */
+static const char CACHE_MAGIC[8] = "BTREF02\n";
+
+static bool read_all(int fd, void *dst, size_t n) {
+    for (size_t done = 0; done < n;) {
+        ssize_t r = read(fd, (char *)dst + done, n - done);
+        if (r <= 0) return false;
+        done += (size_t)r;
+    }
+    return true;
+}
+
+static bool write_all(int fd, const void *src, size_t n) {
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(fd, (const char *)src + done, n - done);
+        if (w <= 0) return false;
+        done += (size_t)w;
+    }
+    return true;
+}
 
 static bool cache_load(rproblem *p, const char *path) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
     char magic[8];
     bool ok = read(fd, magic, 8) == 8 && !memcmp(magic, CACHE_MAGIC, 8);
-    for (int i = 0; ok && i < p->n_bufs; i++) {
-        rbuf *b = &p->bufs[i];
-        if (!b->expect) continue;
-        size_t want[2] = {b->length * expect_elem(p, b), b->bound ? b->length * sizeof(double) : 0};
-        void *dst[2] = {b->expect, b->bound};
-        for (int k = 0; ok && k < 2; k++) {
-            uint64_t bytes;
-            ok = read(fd, &bytes, 8) == 8 && bytes == want[k];
-            for (size_t done = 0; ok && done < want[k];) {
-                ssize_t r = read(fd, (char *)dst[k] + done, want[k] - done);
-                ok = r > 0;
-                if (ok) done += (size_t)r;
+    for (int set = 0; set < SETS; set++)
+        for (int i = 0; ok && i < p->n_bufs; i++) {
+            void *ptr[3];
+            size_t want[3];
+            reference_arrays(p, &p->bufs[i], set, ptr, want);
+            for (int k = 0; ok && k < 3; k++) {
+                uint64_t bytes;
+                ok = read(fd, &bytes, 8) == 8 && bytes == want[k] && read_all(fd, ptr[k], want[k]);
             }
         }
-    }
     char extra;
     ok = ok && read(fd, &extra, 1) == 0;
     close(fd);
@@ -168,23 +192,18 @@ static bool cache_load(rproblem *p, const char *path) {
 
 static void cache_store(rproblem *p, const char *path) {
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     bool ok = fd >= 0 && write(fd, CACHE_MAGIC, 8) == 8;
-    for (int i = 0; ok && i < p->n_bufs; i++) {
-        rbuf *b = &p->bufs[i];
-        if (!b->expect) continue;
-        uint64_t bytes[2] = {b->length * expect_elem(p, b),
-                             b->bound ? b->length * sizeof(double) : 0};
-        const void *src[2] = {b->expect, b->bound};
-        for (int k = 0; ok && k < 2; k++) {
-            ok = write(fd, &bytes[k], 8) == 8;
-            for (size_t done = 0; ok && done < bytes[k];) {
-                ssize_t w = write(fd, (const char *)src[k] + done, bytes[k] - done);
-                ok = w > 0;
-                if (ok) done += (size_t)w;
+    for (int set = 0; set < SETS; set++)
+        for (int i = 0; ok && i < p->n_bufs; i++) {
+            void *ptr[3];
+            size_t bytes[3];
+            reference_arrays(p, &p->bufs[i], set, ptr, bytes);
+            for (int k = 0; ok && k < 3; k++) {
+                uint64_t n = bytes[k];
+                ok = write(fd, &n, 8) == 8 && write_all(fd, ptr[k], bytes[k]);
             }
         }
-    }
     if (fd >= 0) ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) unlink(tmp); /* a cache is only a cache */
     free(tmp);
@@ -228,18 +247,18 @@ static bool read_buffers(rproblem *p, json_t *list, char **why) {
         }
         b->length = (size_t)len;
         size_t bytes = b->length * b->elem;
-        if (b->role != ROLE_OUT) {
-            b->init = json_incref(json_object_get(j, "init"));
-            b->host = malloc(bytes);
+        if (b->role != ROLE_OUT) b->init = json_incref(json_object_get(j, "init"));
+        bool ok = true;
+        for (int set = 0; set < SETS; set++) {
+            if (b->role != ROLE_OUT) ok = ok && (b->host[set] = malloc(bytes));
+            if (b->role == ROLE_IN) continue;
+            ok = ok && (b->expect[set] = calloc(b->length, problem_expect_elem(p, b)));
+            if (p->bound_rule) ok = ok && (b->bound[set] = calloc(b->length, sizeof(double)));
+            if (p->acc_rms > 0) ok = ok && (b->scale[set] = calloc(b->length, sizeof(double)));
         }
-        if (b->role != ROLE_IN) {
-            b->expect = malloc(b->length * expect_elem(p, b));
-            if (p->bound_rule) b->bound = malloc(b->length * sizeof(double));
-            if (b->role == ROLE_INOUT && !p->bound_rule) memset(b->expect, 0, bytes);
-        }
-        if ((b->role != ROLE_OUT && !b->host) || (b->role != ROLE_IN && !b->expect) ||
-            (p->bound_rule && b->role != ROLE_IN && !b->bound)) {
-            *why = xasprintf("out of host memory for buffer '%s' (%zu bytes)", b->name, bytes);
+        if (!ok) {
+            *why = xasprintf("out of host memory for buffer '%s' (%zu bytes, twice)", b->name,
+                             bytes);
             return false;
         }
     }
@@ -288,7 +307,7 @@ static bool read_args(rproblem *p, json_t *req, char **why) {
 }
 
 /* The reference's view of the problem: sizes, scalars, buffers. */
-static bt_problem *make_view(rproblem *p, json_t *req) {
+static bt_problem *make_view(rproblem *p, json_t *req, int set) {
     bt_problem *v = calloc(1, sizeof *v);
     json_t *sizes = json_object_get(req, "sizes"), *scalars = json_object_get(req, "scalars");
     v->n_sizes = (int)json_array_size(sizes);
@@ -316,9 +335,9 @@ static bt_problem *make_view(rproblem *p, json_t *req) {
     for (int i = 0; i < p->n_bufs; i++) {
         rbuf *b = &p->bufs[i];
         v->buffers[i] = (bt_buffer){
-            b->name,   b->type, b->role == ROLE_IN ? "in" : b->role == ROLE_OUT ? "out" : "inout",
-            b->length, b->host, b->expect,
-            b->bound};
+            b->name,   b->type,         b->role == ROLE_IN ? "in" : b->role == ROLE_OUT ? "out" : "inout",
+            b->length, b->host[set],    b->expect[set],
+            b->bound[set], b->scale[set]};
     }
     return v;
 }
@@ -330,6 +349,63 @@ static void free_view(bt_problem *v) {
     free((void *)v->scalars);
     free(v->buffers);
     free(v);
+}
+
+/* Reads accuracy = {rms, max} (verify = bound only). */
+static bool read_accuracy(rproblem *p, json_t *req, char **why) {
+    json_t *a = json_object_get(req, "accuracy");
+    if (!a) return true;
+    p->acc_rms = json_number_value(json_object_get(a, "rms"));
+    p->acc_max = json_number_value(json_object_get(a, "max"));
+    if (!p->bound_rule || !(p->acc_rms > 0 && p->acc_rms < 1e6) ||
+        !(p->acc_max >= p->acc_rms && p->acc_max < 1e9)) {
+        *why = xstrdup("accuracy needs verify = \"bound\" and 0 < rms <= max");
+        return false;
+    }
+    return true;
+}
+
+/* Every set's inputs, from its own seed. */
+static uint64_t set_seed(uint64_t seed, int set) {
+    return set ? splitmix64(seed ^ 0x6a09e667f3bcc909ull) : seed;
+}
+
+/* The references of both sets, on every core; then the scaled counts. */
+static bool run_references(rproblem *p, json_t *req, bt_reference_fn ref, char **why) {
+    bool ok = true;
+    for (int set = 0; ok && set < SETS; set++) {
+        bt_problem *view = make_view(p, req, set);
+        job proto = {.p = p, .view = view, .ref = ref, .set = set};
+        ok = run_parts(reference_part, &proto, why);
+        free_view(view);
+    }
+    return ok;
+}
+
+static bool count_scaled(rproblem *p, char **why) {
+    for (int i = 0; p->acc_rms > 0 && i < p->n_bufs; i++) {
+        rbuf *b = &p->bufs[i];
+        for (int set = 0; b->scale[set] && set < SETS; set++) {
+            b->scaled[set] = 0;
+            for (size_t e = 0; e < b->length; e++) {
+                double x = b->scale[set][e];
+                if (!(x >= 0 && x < 1e300)) {
+                    *why = xasprintf("the CPU reference gave '%s' a scale of %g at index %zu (a "
+                                     "scale is an expected error: finite, >= 0)",
+                                     b->name, x, e);
+                    return false;
+                }
+                b->scaled[set] += x > 0;
+            }
+            if (!b->scaled[set]) {
+                *why = xasprintf("the problem declares accuracy, but the CPU reference wrote no "
+                                 "scale > 0 for '%s' (see templates/bartune_reference.h)",
+                                 b->name);
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 bool problem_setup(rproblem *p, json_t *req, bool *cached, char **why) {
@@ -345,26 +421,27 @@ bool problem_setup(rproblem *p, json_t *req, bool *cached, char **why) {
     }
     p->name = xstrdup(name);
     p->bound_rule = !strcmp(verify, "bound");
-    if (!read_buffers(p, json_object_get(req, "buffers"), why) || !read_args(p, req, why))
+    if (!read_accuracy(p, req, why) || !read_buffers(p, json_object_get(req, "buffers"), why) ||
+        !read_args(p, req, why))
         return false;
     bt_reference_fn ref = find_reference(lib, name, why);
     if (!ref) return false;
-    job proto = {.p = p, .seed = (uint64_t)json_integer_value(json_object_get(req, "seed"))};
-    run_parts(generate_part, &proto, why);
-    /* inout: the reference sees the initial values in expect as well */
-    for (int i = 0; i < p->n_bufs; i++)
-        if (p->bufs[i].role == ROLE_INOUT && !p->bound_rule)
-            memcpy(p->bufs[i].expect, p->bufs[i].host, p->bufs[i].length * p->bufs[i].elem);
+    uint64_t seed = (uint64_t)json_integer_value(json_object_get(req, "seed"));
+    for (int set = 0; set < SETS; set++) {
+        job proto = {.p = p, .seed = set_seed(seed, set), .set = set};
+        run_parts(generate_part, &proto, why);
+        /* inout: the reference sees the initial values in expect as well */
+        for (int i = 0; i < p->n_bufs; i++)
+            if (p->bufs[i].role == ROLE_INOUT && !p->bound_rule)
+                memcpy(p->bufs[i].expect[set], p->bufs[i].host[set],
+                       p->bufs[i].length * p->bufs[i].elem);
+    }
     if (cache && cache_load(p, cache)) {
         *cached = true;
-        return true;
+        return count_scaled(p, why);
     }
-    bt_problem *view = make_view(p, req);
-    proto.view = view;
-    proto.ref = ref;
     double t0 = now_seconds();
-    bool ok = run_parts(reference_part, &proto, why);
-    free_view(view);
+    bool ok = run_references(p, req, ref, why) && count_scaled(p, why);
     if (ok && cache && now_seconds() - t0 > 1.0) cache_store(p, cache);
     return ok;
 }
@@ -375,44 +452,57 @@ static CUresult alloc_copy(CUdeviceptr *d, const void *host, size_t bytes) {
     return r;
 }
 
+/* A device copy of host data and its hash. */
+static CUresult upload(CUdeviceptr *d, const void *host, size_t bytes, checksum_fn sum,
+                       unsigned long long *hash) {
+    if (!host) return CUDA_SUCCESS;
+    CUresult r = alloc_copy(d, host, bytes);
+    if (r == CUDA_SUCCESS) r = sum(*d, bytes, hash);
+    return r;
+}
+
 CUresult problem_upload(rproblem *p, checksum_fn sum) {
     CUresult r = CUDA_SUCCESS;
     for (int i = 0; i < p->n_bufs && r == CUDA_SUCCESS; i++) {
         rbuf *b = &p->bufs[i];
-        size_t bytes = b->length * b->elem;
+        size_t bytes = b->length * b->elem, eb = b->length * problem_expect_elem(p, b),
+               db = b->length * sizeof(double);
         r = drv.cuMemAlloc(&b->base, bytes + 2 * GUARD_BYTES);
         if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(b->base, GUARD_BYTE, bytes + 2 * GUARD_BYTES);
         b->data = b->base + GUARD_BYTES;
         if (r == CUDA_SUCCESS && i == 0) r = sum(b->base, GUARD_BYTES, &p->guard_sum);
         if (r == CUDA_SUCCESS) r = sum(b->data + bytes, GUARD_BYTES, &b->guard_after_sum);
-        if (r == CUDA_SUCCESS && b->host) r = drv.cuMemcpyHtoD(b->data, b->host, bytes);
-        if (r == CUDA_SUCCESS && b->role == ROLE_IN) r = sum(b->data, bytes, &b->sum_data);
-        if (r == CUDA_SUCCESS && b->role == ROLE_INOUT)
-            r = alloc_copy(&b->d_initial, b->host, bytes);
-        if (r == CUDA_SUCCESS && b->expect) {
-            size_t eb = b->length * expect_elem(p, b);
-            r = alloc_copy(&b->d_expect, b->expect, eb);
-            if (r == CUDA_SUCCESS) r = sum(b->d_expect, eb, &b->sum_expect);
+        for (int set = 0; set < SETS && r == CUDA_SUCCESS; set++) {
+            r = upload(&b->d_src[set], b->host[set], bytes, sum, &b->sum_src[set]);
+            if (r == CUDA_SUCCESS)
+                r = upload(&b->d_expect[set], b->expect[set], eb, sum, &b->sum_expect[set]);
+            if (r == CUDA_SUCCESS)
+                r = upload(&b->d_bound[set], b->bound[set], db, sum, &b->sum_bound[set]);
+            if (r == CUDA_SUCCESS)
+                r = upload(&b->d_scale[set], b->scale[set], db, sum, &b->sum_scale[set]);
         }
-        if (r == CUDA_SUCCESS && b->bound) {
-            r = alloc_copy(&b->d_bound, b->bound, b->length * sizeof(double));
-            if (r == CUDA_SUCCESS) r = sum(b->d_bound, b->length * sizeof(double), &b->sum_bound);
-        }
+        if (r == CUDA_SUCCESS && b->role == ROLE_IN)
+            r = drv.cuMemcpyDtoD(b->data, b->d_src[0], bytes);
     }
+    p->cur = 0;
     return r;
 }
 
 void problem_free(rproblem *p) {
     for (int i = 0; i < p->n_bufs; i++) {
         rbuf *b = &p->bufs[i];
-        CUdeviceptr d[] = {b->base, b->d_expect, b->d_bound, b->d_initial};
-        for (size_t k = 0; k < sizeof d / sizeof d[0]; k++)
-            if (d[k] && drv.cuMemFree) drv.cuMemFree(d[k]);
+        for (int set = 0; set < SETS; set++) {
+            CUdeviceptr d[] = {b->d_src[set], b->d_expect[set], b->d_bound[set], b->d_scale[set]};
+            for (size_t k = 0; k < sizeof d / sizeof d[0]; k++)
+                if (d[k] && drv.cuMemFree) drv.cuMemFree(d[k]);
+            free(b->host[set]);
+            free(b->expect[set]);
+            free(b->bound[set]);
+            free(b->scale[set]);
+        }
+        if (b->base && drv.cuMemFree) drv.cuMemFree(b->base);
         free(b->name);
         free(b->type);
-        free(b->host);
-        free(b->expect);
-        free(b->bound);
         json_decref(b->init);
     }
     free(p->bufs);

@@ -16,19 +16,29 @@ enum { ROLE_IN, ROLE_OUT, ROLE_INOUT };
 enum { GUARD_BYTES = 65536 };
 #define GUARD_BYTE 0xA7
 
+/* Two input sets: the verifying, warm-up and timed launches see set 0; one
+ * checked launch after them sees set 1 at the same addresses, so a kernel
+ * that replays an answer it kept from earlier launches fails there. */
+enum { SETS = 2 };
+
 typedef struct {
     char *name, *type;
     int role;
     size_t length, elem; /* elements, bytes per element */
     bool fp;             /* float or double */
     json_t *init;        /* {kind, lo, hi} for in/inout */
-    void *host;          /* in, inout: the generated inputs */
-    void *expect;        /* out, inout: expected values (elem bytes; double for bound) */
-    double *bound;       /* verify = bound: allowed error per element */
+    /* Per set: the generated inputs (in, inout), the expected values (out,
+     * inout: elem bytes; double for bound), the allowed error (verify =
+     * bound) and the expected error of an honest order (accuracy). */
+    void *host[SETS], *expect[SETS];
+    double *bound[SETS], *scale[SETS];
+    size_t scaled[SETS]; /* elements with a scale > 0 */
     CUdeviceptr base;    /* guard | data | guard */
-    CUdeviceptr data, d_expect, d_bound;
-    CUdeviceptr d_initial; /* inout: the inputs, copied in before every launch */
-    unsigned long long sum_data, sum_expect, sum_bound; /* checksums at setup */
+    CUdeviceptr data;
+    /* The device copies of the above, each with its keyed hash at setup:
+     * a kernel that writes into any of them is caught, however it writes. */
+    CUdeviceptr d_src[SETS], d_expect[SETS], d_bound[SETS], d_scale[SETS];
+    unsigned long long sum_src[SETS], sum_expect[SETS], sum_bound[SETS], sum_scale[SETS];
     unsigned long long guard_after_sum; /* the guard after data (2-byte elements: unaligned) */
 } rbuf;
 
@@ -48,6 +58,11 @@ typedef struct {
 typedef struct {
     char *name;
     bool bound_rule; /* verify = "bound" */
+    /* accuracy = { rms, max }: the most a kernel's error may be, as RMS and
+     * maximum over the elements, in units of the reference's `scale`; 0:
+     * no such test. */
+    double acc_rms, acc_max;
+    int cur; /* the input set the in buffers' data holds now */
     rbuf *bufs;
     int n_bufs;
     rarg *args;
@@ -64,5 +79,7 @@ void problem_free(rproblem *p);
 /* Device work of setup that needs the runner's kernels: checksums. */
 typedef CUresult (*checksum_fn)(CUdeviceptr p, size_t bytes, unsigned long long *out);
 CUresult problem_upload(rproblem *p, checksum_fn sum);
+/* Bytes of a buffer's expected values (elem, or a double for bound). */
+size_t problem_expect_elem(const rproblem *p, const rbuf *b);
 
 #endif

@@ -21,6 +21,7 @@
  * and exits: the CLI starts a new runner for the next variant. */
 #include <dlfcn.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@ static struct {
     bool have_problem;
     rproblem prob;
     CUdeviceptr scratch; /* checksums */
+    unsigned long long key; /* the checksums' secret, drawn at start */
     CUfunction check_exact, check_bound, checksum, copy, fma_peak;
     CUfunction mma_peak; /* NULL where the GPU is not 9.0 (sm_90a code) */
     FILE *out;
@@ -136,11 +138,11 @@ static void cmd_hello(json_t *req) {
                         "devices", R.devices));
 }
 
-/* Checksum of `bytes` (a multiple of 4) at p, on the GPU. */
+/* The keyed hash of `bytes` at p, on the GPU (see gpu_kernels.cu). */
 static CUresult checksum(CUdeviceptr p, size_t bytes, unsigned long long *out) {
     unsigned long long n = bytes;
     CUresult r = drv.cuMemsetD8(R.scratch, 0, 8);
-    void *args[] = {&p, &n, &R.scratch};
+    void *args[] = {&p, &n, &R.key, &R.scratch};
     if (r == CUDA_SUCCESS)
         r = drv.cuLaunchKernel(R.checksum, (unsigned)R.sms * 4, 1, 1, 256, 1, 1, 0, NULL, args,
                                NULL);
@@ -193,22 +195,24 @@ static void cmd_problem(json_t *req) {
         json_pack("{s:b, s:f, s:b}", "ok", 1, "seconds", now_seconds() - t0, "cached", cached));
 }
 
-/* Before a launch: outputs hold the poison, inouts their initial values. */
-static CUresult prepare(unsigned poison) {
+/* Before a launch: outputs hold the poison, inouts the initial values of
+ * input set `set`, ins that set's inputs. */
+static CUresult prepare(unsigned poison, int set) {
     CUresult r = CUDA_SUCCESS;
     for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
         rbuf *b = &R.prob.bufs[i];
         if (b->role == ROLE_OUT)
             r = drv.cuMemsetD8Async(b->data, (unsigned char)poison, b->length * b->elem, NULL);
-        else if (b->role == ROLE_INOUT)
-            r = drv.cuMemcpyDtoDAsync(b->data, b->d_initial, b->length * b->elem, NULL);
+        else if (b->role == ROLE_INOUT || set != R.prob.cur)
+            r = drv.cuMemcpyDtoDAsync(b->data, b->d_src[set], b->length * b->elem, NULL);
     }
+    if (r == CUDA_SUCCESS) R.prob.cur = set;
     return r;
 }
 
-/* Per launch and output buffer, four words of check statistics (see
+/* Per launch and output buffer, six words of check statistics (see
  * gpu_kernels.cu); per buffer two guard checksums. */
-enum { WORDS = 4 };
+enum { WORDS = 6 };
 typedef struct {
     CUdeviceptr dev;
     unsigned long long *host;
@@ -223,8 +227,9 @@ static CUdeviceptr dslot(stats_t *s, int launch, int k) {
     return s->dev + ((size_t)launch * (size_t)s->per_launch + (size_t)k) * WORDS * 8;
 }
 
-/* Queues the checks of one launch's outputs and every guard. */
-static CUresult queue_checks(stats_t *st, int launch, unsigned poison) {
+/* Queues the checks of one launch's outputs (against input set `set`) and
+ * every guard. */
+static CUresult queue_checks(stats_t *st, int launch, unsigned poison, int set) {
     CUresult r = CUDA_SUCCESS;
     unsigned grid = (unsigned)R.sms * 8;
     for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
@@ -234,10 +239,12 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison) {
         CUdeviceptr s = dslot(st, launch, 3 * i), lo = b->base, hi = b->data + b->length * b->elem;
         if (b->role != ROLE_IN) {
             if (R.prob.bound_rule) {
-                void *args[] = {&b->data, &b->d_expect, &b->d_bound, &n, &width, &poison, &s};
+                void *args[] = {&b->data,         &b->d_expect[set], &b->d_bound[set],
+                                &b->d_scale[set], &n,                &width,
+                                &poison,          &s};
                 r = drv.cuLaunchKernel(R.check_bound, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
             } else {
-                void *args[] = {&b->data, &b->d_expect, &n, &width, &fp, &poison, &s};
+                void *args[] = {&b->data, &b->d_expect[set], &n, &width, &fp, &poison, &s};
                 r = drv.cuLaunchKernel(R.check_exact, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
             }
         }
@@ -251,37 +258,45 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison) {
     return r;
 }
 
-/* Inputs, references and bounds as uploaded? Restores what a kernel
- * damaged so that the next variant starts clean. Returns a description of
- * the damage (static), or NULL. */
+/* Whether the device array d of `bytes` still hashes to `sum`; if not,
+ * restores it from `host` and names it in what. */
+static bool kept(CUdeviceptr d, const void *host, size_t bytes, unsigned long long sum,
+                 const char *what, const rbuf *b, char out[256]) {
+    unsigned long long s;
+    if (!d || (checksum(d, bytes, &s) == CUDA_SUCCESS && s == sum)) return true;
+    drv.cuMemcpyHtoD(d, host, bytes);
+    snprintf(out, 256, "%s '%s'", what, b->name);
+    return false;
+}
+
+/* Inputs, the runner's saved copies, references, bounds and scales of
+ * both input sets as uploaded? Restores what a kernel damaged so that the
+ * next variant starts clean. Returns a description of the damage (static),
+ * or NULL. */
 static const char *damage(void) {
     static char what[256];
-    const char *found = NULL;
+    bool found = false;
     for (int i = 0; i < R.prob.n_bufs; i++) {
         rbuf *b = &R.prob.bufs[i];
-        size_t bytes = b->length * b->elem, eb = b->length * (R.prob.bound_rule ? 8 : b->elem);
-        unsigned long long s;
-        if (b->role == ROLE_IN &&
-            (checksum(b->data, bytes, &s) != CUDA_SUCCESS || s != b->sum_data)) {
-            drv.cuMemcpyHtoD(b->data, b->host, bytes);
-            snprintf(what, sizeof what, "input '%s'", b->name);
-            found = what;
-        }
-        if (b->d_expect && (checksum(b->d_expect, eb, &s) != CUDA_SUCCESS || s != b->sum_expect)) {
-            drv.cuMemcpyHtoD(b->d_expect, b->expect, eb);
-            snprintf(what, sizeof what, "reference copy of '%s'", b->name);
-            found = what;
-        }
-        if (b->d_bound &&
-            (checksum(b->d_bound, b->length * 8, &s) != CUDA_SUCCESS || s != b->sum_bound)) {
-            drv.cuMemcpyHtoD(b->d_bound, b->bound, b->length * 8);
-            snprintf(what, sizeof what, "error bounds of '%s'", b->name);
-            found = what;
+        size_t bytes = b->length * b->elem, eb = b->length * problem_expect_elem(&R.prob, b),
+               db = b->length * sizeof(double);
+        int c = R.prob.cur;
+        if (b->role == ROLE_IN)
+            found |= !kept(b->data, b->host[c], bytes, b->sum_src[c], "input", b, what);
+        for (int set = 0; set < SETS; set++) {
+            found |= !kept(b->d_src[set], b->host[set], bytes, b->sum_src[set],
+                           "runner's saved copy of", b, what);
+            found |= !kept(b->d_expect[set], b->expect[set], eb, b->sum_expect[set],
+                           "reference copy of", b, what);
+            found |= !kept(b->d_bound[set], b->bound[set], db, b->sum_bound[set],
+                           "error bounds of", b, what);
+            found |= !kept(b->d_scale[set], b->scale[set], db, b->sum_scale[set],
+                           "expected errors of", b, what);
         }
         drv.cuMemsetD8(b->base, GUARD_BYTE, GUARD_BYTES);
         drv.cuMemsetD8(b->data + bytes, GUARD_BYTE, GUARD_BYTES);
     }
-    return found;
+    return found ? what : NULL;
 }
 
 /* damage(), answered as input_modified; true when nothing was damaged. */
@@ -291,9 +306,25 @@ static bool intact(void) {
     return what == NULL;
 }
 
-/* Reads the checks of launch `launch`; on a failure answers it and returns
- * false. `passed` counts earlier launches that verified. */
-static bool read_checks(stats_t *st, int launch, const char *which, int passed) {
+/* The accuracy test of one output's check statistics s (input set `set`):
+ * NULL, or why the kernel is less accurate than an honest order. */
+static char *inaccurate(const rbuf *b, const unsigned long long *s, int set) {
+    if (!(R.prob.acc_rms > 0) || !b->scaled[set]) return NULL;
+    double z2, zmax;
+    memcpy(&z2, &s[4], sizeof z2);
+    memcpy(&zmax, &s[5], sizeof zmax);
+    double rms = sqrt(z2 / (double)b->scaled[set]);
+    if (rms <= R.prob.acc_rms && zmax <= R.prob.acc_max) return NULL;
+    return xasprintf("'%s' is less accurate than an honest evaluation at the problem's "
+                     "precision: its errors are %.3g times the expected error in RMS and %.3g "
+                     "at most (the problem allows %g and %g; see its accuracy)",
+                     b->name, rms, zmax, R.prob.acc_rms, R.prob.acc_max);
+}
+
+/* Reads the checks of launch `launch` (input set `set`); on a failure
+ * answers it and returns false. `passed` counts earlier launches that
+ * verified. */
+static bool read_checks(stats_t *st, int launch, const char *which, int passed, int set) {
     for (int i = 0; i < R.prob.n_bufs; i++) {
         rbuf *b = &R.prob.bufs[i];
         for (int side = 1; side <= 2; side++)
@@ -304,7 +335,14 @@ static bool read_checks(stats_t *st, int launch, const char *which, int passed) 
                 return false;
             }
         unsigned long long *s = slot(st, launch, 3 * i);
-        if (b->role == ROLE_IN || s[0] == 0) continue;
+        if (b->role == ROLE_IN) continue;
+        char *poor = s[0] ? NULL : inaccurate(b, s, set);
+        if (poor) {
+            fail("inaccurate", "%s: %s", which, poor);
+            free(poor);
+            return false;
+        }
+        if (s[0] == 0) continue;
         /* A wrong output after the kernel damaged its own inputs is that
          * damage, not a race. */
         if (!intact()) return false;
@@ -360,14 +398,38 @@ static bool first_too_slow(CUevent *ev, double reject_ms, CUresult *r) {
     return ms > reject_ms;
 }
 
+/* One checked launch on input set 1, at the same addresses, after the
+ * timed ones (stats slot li): a kernel that replays an answer it kept from
+ * earlier launches fails here. The ins go back to set 0 after it. */
+static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes) {
+    CUresult r = prepare(POISON[0], 1);
+    if (r == CUDA_SUCCESS) r = launch(l);
+    if (r == CUDA_SUCCESS) r = queue_checks(st, li, POISON[0], 1);
+    if (r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
+    if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st->host, st->dev, bytes);
+    if (r != CUDA_SUCCESS) {
+        fail_cuda("runtime_error", "the launch on new inputs after the timed ones", r);
+        return false;
+    }
+    bool ok = read_checks(st, li, "the launch on new input values after the timed ones (does "
+                                  "the kernel replay an answer kept from earlier launches?)",
+                          0, 1);
+    if ((r = prepare(POISON[0], 0)) != CUDA_SUCCESS || (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS) {
+        if (ok) fail_cuda("runtime_error", "restoring the inputs", r);
+        return false;
+    }
+    return ok;
+}
+
 /* Every launch starts from poisoned outputs and is checked: the verifying
  * launches one at a time, the timed ones in one stream with their checks
- * queued between them (outside the timed events). With reject_ms > 0, a
- * variant whose first timed launch is slower than that is answered on that
- * one launch (still checked), so a hopeless variant costs one, not reps. */
+ * queued between them (outside the timed events), then one on new inputs.
+ * With reject_ms > 0, a variant whose first timed launch is slower than
+ * that is answered on that one launch (still checked), so a hopeless
+ * variant costs one, not reps. */
 static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool once,
                             double reject_ms) {
-    int launches = VERIFY_LAUNCHES + WARMUP + reps;
+    int launches = VERIFY_LAUNCHES + WARMUP + reps + 1; /* the last: on new inputs */
     stats_t st = {.per_launch = 3 * R.prob.n_bufs};
     size_t bytes = (size_t)launches * (size_t)st.per_launch * WORDS * 8;
     st.host = calloc(1, bytes);
@@ -384,7 +446,7 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
     for (int v = 0; ok && v < (once ? 1 : VERIFY_LAUNCHES + WARMUP); v++) {
         double t0 = now_seconds();
         unsigned poison = POISON[v & 1];
-        if ((r = prepare(poison)) != CUDA_SUCCESS) {
+        if ((r = prepare(poison, 0)) != CUDA_SUCCESS) {
             fail_cuda("runtime_error", "preparing buffers", r);
             ok = false;
             break;
@@ -394,7 +456,7 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
             ok = false;
             break;
         }
-        if ((r = queue_checks(&st, v, poison)) != CUDA_SUCCESS ||
+        if ((r = queue_checks(&st, v, poison, 0)) != CUDA_SUCCESS ||
             (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS ||
             (r = drv.cuMemcpyDtoH(st.host, st.dev, bytes)) != CUDA_SUCCESS) {
             fail_cuda("runtime_error", "running the kernel", r);
@@ -407,7 +469,7 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
         char which[48];
         snprintf(which, sizeof which, "%s launch %d", v < VERIFY_LAUNCHES ? "verifying" : "warm-up",
                  v + 1);
-        ok = read_checks(&st, v, which, v);
+        ok = read_checks(&st, v, which, v, 0);
     }
     ok = ok && intact();
     if (once) { /* under a sanitizer: one checked launch is what it watches */
@@ -421,11 +483,11 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
     for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++) {
         unsigned poison = POISON[i & 1];
         int li = VERIFY_LAUNCHES + WARMUP + i;
-        r = prepare(poison);
+        r = prepare(poison, 0);
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i], NULL);
         if (r == CUDA_SUCCESS) r = launch(l);
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i + 1], NULL);
-        if (r == CUDA_SUCCESS) r = queue_checks(&st, li, poison);
+        if (r == CUDA_SUCCESS) r = queue_checks(&st, li, poison, 0);
         if (i == 0 && r == CUDA_SUCCESS && reject_ms > 0 && first_too_slow(ev, reject_ms, &r))
             reps = 1; /* the events past ev[1] stay made, destroyed below */
     }
@@ -442,8 +504,9 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
     for (int i = 0; ok && i < reps; i++) {
         char which[48];
         snprintf(which, sizeof which, "timed launch %d of %d", i + 1, reps);
-        ok = read_checks(&st, VERIFY_LAUNCHES + WARMUP + i, which, 1);
+        ok = read_checks(&st, VERIFY_LAUNCHES + WARMUP + i, which, 1, 0);
     }
+    ok = ok && fresh_launch(l, &st, launches - 1, bytes);
     if (ok && intact()) {
         qsort(ms, (size_t)reps, sizeof *ms, cmp_float);
         double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
@@ -753,6 +816,16 @@ static void cmd_floor(void) {
                         "mma_per_s", mma_ms > 0 ? mmas / mma_ms * 1e3 : 0.0));
 }
 
+/* The checksums' key: from the kernel's random source, so that no kernel
+ * can know it (a fixed key would let one forge a hash-preserving change). */
+static unsigned long long secret_key(void) {
+    unsigned long long k = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&k, sizeof k, 1, f) != 1) k = (unsigned long long)now_seconds() * 2654435761u;
+    if (f) fclose(f);
+    return k ^ ((unsigned long long)getpid() << 32);
+}
+
 static bool open_device(int ordinal, const char *fatbin, char **why) {
     const char *w;
     if (!driver_load(&w)) {
@@ -784,6 +857,7 @@ static bool open_device(int ordinal, const char *fatbin, char **why) {
         return false;
     }
     R.sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    R.key = secret_key();
     R.devices = count;
     /* The tensor-core ceiling: sm_90a code, for 9.0 alone (optional). */
     CUmodule mma;

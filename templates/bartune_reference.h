@@ -15,8 +15,15 @@
  * share of the work (split rows, say) and writes, for every out/inout buffer,
  * the expected values into `expect`: in the buffer's own type for
  * verify = "exact", as doubles for verify = "bound", together with the
- * allowed |got - expect| per element in `bound`. Return 0, or nonzero after
- * writing a message into `error`. The results are cached on disk per
+ * allowed |got - expect| per element in `bound`, and, where the problem
+ * declares accuracy = { precision = ..., rms = R, max = X }, the error an
+ * honest evaluation at that precision is expected to make per element in
+ * `scale` (its standard deviation): the runner then also rejects a kernel
+ * whose errors, in units of `scale`, have an RMS over R or a maximum over X
+ * (the bound alone grows like K where honest errors grow like sqrt(K), so
+ * it cannot tell TF32 from fp32). The reference is called twice, once for
+ * each of two input sets (the second is what one launch after the timed
+ * ones sees). Return 0, or nonzero after writing a message into `error`. The results are cached on disk per
  * (problem, sizes, seed, reference), so a restarted runner reuses them. */
 #ifndef BARTUNE_REFERENCE_H
 #define BARTUNE_REFERENCE_H
@@ -32,6 +39,10 @@ typedef struct {
     const void *data; /* in, inout: the inputs as generated; out: NULL */
     void *expect;     /* out, inout: the reference writes the expected values */
     double *bound;    /* verify = "bound": the allowed error per element; else NULL */
+    /* accuracy = {...} declared: the expected error (standard deviation) of
+     * an honest evaluation at the problem's precision, per element; 0 where
+     * none is expected. Else NULL. */
+    double *scale;
 } bt_buffer;
 
 typedef struct {
@@ -70,6 +81,15 @@ static inline bt_buffer *bt_buffer_named(bt_problem *p, const char *name) {
     for (int i = 0; i < p->n_buffers; i++)
         if (strcmp(p->buffers[i].name, name) == 0) return &p->buffers[i];
     return NULL;
+}
+
+/* The expected squared rounding error of a sum of K terms whose sum is S
+ * and sum of squares Q, each partial sum s_k rounded to nearest with unit
+ * roundoff u (an error uniform within +-u|s_k|: variance u^2 s_k^2 / 3),
+ * averaged over the orders the terms may be added in: the sum over k of
+ * E[s_k^2] is (K + 1)(Q + 2 S^2) / 6. For a scale (see bt_buffer). */
+static inline double bt_sum_variance(double K, double S, double Q, double u) {
+    return u * u / 3 * (K + 1) * (Q + 2 * S * S) / 6;
 }
 
 /* [begin, end) of `count` items for call `part` of `parts`. */

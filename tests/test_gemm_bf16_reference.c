@@ -42,7 +42,7 @@ static float from_fp16(uint16_t h) { /* the same bits read as IEEE half */
 static float round_bf16(float f) { return from_bf16(to_bf16(f)); }
 
 static uint16_t a[(M - 1) * LDA + K], b[(K - 1) * LDB + N], c[(M - 1) * LDC + N];
-static double expect[sizeof c / 2], bound[sizeof c / 2];
+static double expect[sizeof c / 2], bound[sizeof c / 2], scale[sizeof c / 2];
 static const float alpha = 1.25f, beta = -0.75f;
 
 /* Term k of element (i, j), as an evaluation sees it. */
@@ -95,9 +95,9 @@ int main(void) {
     const long long sizes[] = {M, N, K, LDA, LDB, LDC};
     const char *sn[] = {"alpha", "beta"};
     const double sv[] = {alpha, beta};
-    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL},
-                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL},
-                        {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect, bound}};
+    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL, NULL},
+                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL},
+                        {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect, bound, scale}};
     bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
     int fail = 0;
     for (int part = 0; part < 3; part++) /* in three parts, as the runner's threads do */

@@ -28,7 +28,7 @@ static void one(long long M, long long N, long long K, long long lda, long long 
     size_t la = (size_t)((M - 1) * lda + K), lb = (size_t)((K - 1) * ldb + N),
            lc = (size_t)((M - 1) * ldc + N);
     float *a = malloc(la * 4), *b = malloc(lb * 4), *c = malloc(lc * 4);
-    double *expect = malloc(lc * 8), *bound = malloc(lc * 8);
+    double *expect = malloc(lc * 8), *bound = malloc(lc * 8), *scale = malloc(lc * 8);
     unsigned st = 7;
     for (size_t i = 0; i < la; i++) a[i] = uniform(&st);
     for (size_t i = 0; i < lb; i++) b[i] = uniform(&st);
@@ -37,9 +37,9 @@ static void one(long long M, long long N, long long K, long long lda, long long 
     const long long sizes[] = {M, N, K, lda, ldb, ldc};
     const char *scalar_names[] = {"alpha", "beta"};
     const double scalars[] = {1.25, -0.75};
-    bt_buffer bufs[] = {{"A", "float", "in", la, a, NULL, NULL},
-                        {"B", "float", "in", lb, b, NULL, NULL},
-                        {"C", "float", "inout", lc, c, expect, bound}};
+    bt_buffer bufs[] = {{"A", "float", "in", la, a, NULL, NULL, NULL},
+                        {"B", "float", "in", lb, b, NULL, NULL, NULL},
+                        {"C", "float", "inout", lc, c, expect, bound, scale}};
     bt_problem p = {6, size_names, sizes, 2, scalar_names, scalars, 3, bufs, ""};
     for (int part = 0; part < parts; part++)
         CHECK(sgemm(&p, part, parts) == 0, "%s", p.error);
@@ -74,7 +74,7 @@ static void one(long long M, long long N, long long K, long long lda, long long 
     CHECK(K < 64 || dropped_caught > elements * 9 / 10,
           "%lldx%lldx%lld: a dropped k-step caught in only %d of %d elements", M, N, K,
           dropped_caught, elements);
-    free(a), free(b), free(c), free(expect), free(bound);
+    free(a), free(b), free(c), free(expect), free(bound), free(scale);
 }
 
 int main(void) {

@@ -148,6 +148,8 @@ static bool setup_on(gpu *g, runner_client *rc) {
                             json_object_get(g->instance, "sizes"), "buffers",
                             json_object_get(g->instance, "buffers"), "args", kernel_args(g));
     json_object_set_new(req, "scalars", json_deep_copy(json_object_get(g->instance, "scalars")));
+    json_t *acc = json_object_get(problem, "accuracy");
+    if (acc) json_object_set_new(req, "accuracy", json_deep_copy(acc));
     char *cache = reference_cache(g, req);
     if (cache) json_object_set_new(req, "cache", json_string(cache));
     if (g->cpu_only) json_object_set_new(req, "cpu_only", json_true()); /* same cache key */

@@ -15,6 +15,13 @@
 --              comes last); every arg must be among them
 --   verify     "exact" (bit for bit) or "bound" (|got - expect| <= a bound the
 --              reference computes per element)
+--   accuracy   (verify = "bound") { precision = "fp32", rms = 2, max = 32 }: the
+--              precision the problem means, and how far a kernel's errors may
+--              be from an honest evaluation's at it: the reference writes the
+--              expected error per element (bt_buffer.scale), and a kernel
+--              whose errors in those units have an RMS over rms or a maximum
+--              over max is `inaccurate` (the bound alone grows like K where
+--              honest errors grow like sqrt(K): TF32 would pass it)
 --   cost       function(s) -> { bytes = ..., fma = ..., mma = ..., floor_ms = ... }:
 --              the least memory traffic, fp32 FMAs and bf16 tensor-core
 --              multiply-adds of one call, for bench's floor (each over the
@@ -157,6 +164,7 @@ function M.load(text, chunkname, sandbox)
         fail(file, "problem{} needs verify = \"exact\" or \"bound\"")
       end
       P.verify = t.verify
+      P.accuracy = M.read_accuracy(file, t.accuracy, t.verify)
       if type(t.cost) ~= "function" then fail(file, "problem{} needs cost = function(s) return { bytes = ..., fma = ... } end") end
       P.cost = t.cost
       P.tune = t.tune
@@ -168,6 +176,19 @@ function M.load(text, chunkname, sandbox)
   chunk()
   if not P then fail(file, "no problem{ name = ..., ... } declaration") end
   return P
+end
+
+-- accuracy = { precision = "text", rms = R, max = X } (see above), or nil.
+function M.read_accuracy(file, a, verify)
+  if a == nil then return nil end
+  local bad = "problem{}: accuracy must be { precision = \"fp32\", rms = R, max = X } with 0 < R <= X, for verify = \"bound\""
+  if type(a) ~= "table" or verify ~= "bound" then fail(file, bad) end
+  local p, rms, max = rawget(a, "precision"), rawget(a, "rms"), rawget(a, "max")
+  if type(p) ~= "string" or not p:match("^[%w _.,:()+-]+$") or #p > 60 or
+      type(rms) ~= "number" or type(max) ~= "number" or not (rms > 0 and rms <= max and max < 1e9) then
+    fail(file, bad)
+  end
+  return { precision = p, rms = rms, max = max }
 end
 
 -- host_baselines = { { label, source = "dir/file.cu", libs = { "name" } } }

@@ -474,7 +474,7 @@ function M.problem_info(S)
   for _, z in ipairs(P.sizes) do sizes[#sizes + 1] = { name = z.name, type = z.type } end
   for _, v in ipairs(P.scalars) do scalars[#scalars + 1] = { name = v.name, type = v.type, value = v.value } end
   for _, b in ipairs(P.buffers) do buffers[#buffers + 1] = { name = b.name, type = b.type, role = b.role } end
-  return { name = P.name, file = P.file, verify = P.verify, sizes = sizes, scalars = scalars,
+  return { name = P.name, file = P.file, verify = P.verify, accuracy = P.accuracy, sizes = sizes, scalars = scalars,
     buffers = buffers, args = P.args, signature = P.signature, tune = S.tune,
     host_baselines = P.host_baselines, arch_specific = S.arch_specific,
     group = #S.group > 0 and S.group or { S.params[1].name } }

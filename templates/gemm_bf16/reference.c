@@ -1,8 +1,13 @@
 /* CPU reference of gemm_bf16: C = alpha A B + beta C in double from the
  * bf16 inputs, and per element the bound of problems/gemm_bf16.lua:
  * E (1 + 2^-8) + 2^-8 |exact|, E = gamma_{K+2} (|alpha| sum_k |a_ik b_kj| +
- * |beta c_ij|) with u = 2^-23. Elements of C between rows (ldc > N) must
- * come back untouched: expected as they were, bound 0.
+ * |beta c_ij|) with u = 2^-23, and the expected error of an honest
+ * evaluation (the scale of the accuracy test): the fp32 sum's rounding,
+ * to nearest (bt_sum_variance) or truncating (a bias of at most u |s_k| per
+ * add: at most u^2 K sum_k s_k^2 squared), the epilogue's fp32 roundings,
+ * and the rounding of C to bf16 (an error uniform within half an ulp:
+ * ulp^2 / 12). Elements of C between rows (ldc > N) must come back
+ * untouched: expected as they were, bound 0, scale 0.
  *
  * A block of ROWS rows of C by COLS columns accumulates in double over all
  * of K, streaming the matching rows of B (converted once per k), so B is
@@ -28,10 +33,24 @@ typedef struct {
     long long M, N, K, lda, ldb, ldc;
     double alpha, beta, gamma;
     const uint16_t *a, *b, *c;
-    double *expect, *bound;
+    double *expect, *bound, *scale;
 } gemm;
 
-/* Rows [i0, i1) by columns [j0, j1) of C; scratch holds 3 COLS + 2 ROWS COLS.
+/* The variance of an honest evaluation's error at one element: sum S and
+ * sum of squares Q of its K products, C's old value c, the exact result. */
+static double honest_variance(const gemm *g, double S, double Q, double c, double exact) {
+    const double u = ldexp(1.0, -24), K = (double)g->K;
+    const double walk = (K + 1) * (Q + 2 * S * S) / 6; /* sum over k of E[s_k^2] */
+    const double sum = bt_sum_variance(K, S, Q, u) + u * u * K * walk;
+    int e;
+    frexp(exact, &e); /* |exact| in [2^(e-1), 2^e): a bf16 ulp there is 2^(e-8) */
+    const double ulp = exact != 0 ? ldexp(1.0, e - 8) : 0;
+    const double as = g->alpha * S, bc = g->beta * c;
+    return g->alpha * g->alpha * sum + u * u / 3 * (as * as + bc * bc + exact * exact) +
+           ulp * ulp / 12;
+}
+
+/* Rows [i0, i1) by columns [j0, j1) of C; scratch holds 2 COLS + 3 ROWS COLS.
  * Built for AVX2 too where the compiler can (1.75x at 1024^3 on one core):
  * 8192^3 is 5.5e11 multiply-adds on the runner's CPU. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -40,9 +59,10 @@ __attribute__((target_clones("avx2", "default"), optimize("O3")))
 static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
                   double *scratch) {
     const long long w = j1 - j0, h = i1 - i0;
-    double *acc = scratch, *mag = acc + ROWS * COLS, *brow = mag + ROWS * COLS, *babs = brow + COLS;
+    double *acc = scratch, *mag = acc + ROWS * COLS, *sq = mag + ROWS * COLS,
+           *brow = sq + ROWS * COLS, *babs = brow + COLS;
     for (long long x = 0; x < ROWS * COLS; x++)
-        acc[x] = mag[x] = 0;
+        acc[x] = mag[x] = sq[x] = 0;
     for (long long k = 0; k < g->K; k++) {
         for (long long j = 0; j < w; j++) {
             brow[j] = bf16(g->b[k * g->ldb + j0 + j]);
@@ -50,10 +70,12 @@ static void block(const gemm *g, long long i0, long long i1, long long j0, long 
         }
         for (long long i = 0; i < h; i++) {
             const double a = bf16(g->a[(i0 + i) * g->lda + k]), aa = fabs(a);
-            double *ac = acc + i * COLS, *mg = mag + i * COLS;
+            double *ac = acc + i * COLS, *mg = mag + i * COLS, *q = sq + i * COLS;
             for (long long j = 0; j < w; j++) {
-                ac[j] += a * brow[j];
+                const double prod = a * brow[j];
+                ac[j] += prod;
                 mg[j] += aa * babs[j];
+                q[j] += prod * prod;
             }
         }
     }
@@ -65,6 +87,7 @@ static void block(const gemm *g, long long i0, long long i1, long long j0, long 
             const double e = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));
             g->expect[at] = exact;
             g->bound[at] = e * (1 + r) + r * fabs(exact);
+            g->scale[at] = sqrt(honest_variance(g, acc[i * COLS + j], sq[i * COLS + j], c, exact));
         }
 }
 
@@ -82,7 +105,12 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
               .b = bt_buffer_named(p, "B")->data,
               .c = C->data,
               .expect = C->expect,
-              .bound = C->bound};
+              .bound = C->bound,
+              .scale = C->scale};
+    if (!g.scale) {
+        snprintf(p->error, sizeof p->error, "gemm_bf16 declares accuracy: the runner gave no scale");
+        return 1;
+    }
     const double u = ldexp(1.0, -23), n = (double)g.K + 2;
     g.gamma = n * u / (1 - n * u);
     if (g.lda < g.K || g.ldb < g.N || g.ldc < g.N) {
@@ -98,11 +126,11 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
         for (long long j = g.N; j < g.ldc && (long long)i * g.ldc + j < (long long)C->length; j++) {
             const long long at = (long long)i * g.ldc + j;
             g.expect[at] = bf16(g.c[at]);
-            g.bound[at] = 0;
+            g.bound[at] = g.scale[at] = 0;
         }
     const long long blocks = (g.M + ROWS - 1) / ROWS;
     bt_share((size_t)blocks, part, parts, &begin, &end);
-    double *scratch = malloc(sizeof(double) * (2 * ROWS * COLS + 2 * COLS));
+    double *scratch = malloc(sizeof(double) * (3 * ROWS * COLS + 2 * COLS));
     if (!scratch) {
         snprintf(p->error, sizeof p->error, "out of memory");
         return 1;

@@ -1,7 +1,10 @@
 /* CPU reference of sgemm: C = alpha A B + beta C in double, and per element
  * the bound gamma_{K+2} (|alpha| sum_k |a_ik b_kj| + |beta c_ij|) that any
- * fp32 evaluation meets (see gen/problems/sgemm.lua). Elements of C between
- * rows (ldc > N) must come back untouched: expected as they were, bound 0.
+ * fp32 evaluation meets (see gen/problems/sgemm.lua), and the expected error
+ * of an honest fp32 evaluation (the scale of the accuracy test): the sum's
+ * rounding (bt_sum_variance), the products' (if not fused), and the
+ * epilogue's three roundings. Elements of C between rows (ldc > N) must
+ * come back untouched: expected as they were, bound 0, scale 0.
  *
  * Blocked so that 4096^3 takes seconds on 16 cores: a block of ROWS rows of
  * C by COLS columns accumulates in double over all of K, streaming the
@@ -16,36 +19,42 @@ enum { ROWS = 32, COLS = 256 };
 
 typedef struct {
     long long M, N, K, lda, ldb, ldc;
-    double alpha, beta, gamma;
+    double alpha, beta, gamma, u;
     const float *a, *b, *c;
-    double *expect, *bound;
+    double *expect, *bound, *scale;
 } gemm;
 
 /* Rows [i0, i1) by columns [j0, j1), i1 - i0 <= ROWS, j1 - j0 <= COLS. */
 static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
-                  double *acc, double *mag, double *babs) {
+                  double *acc, double *mag, double *sq, double *babs) {
     const long long w = j1 - j0, h = i1 - i0;
     for (long long x = 0; x < h * COLS; x++)
-        acc[x] = mag[x] = 0;
+        acc[x] = mag[x] = sq[x] = 0;
     for (long long k = 0; k < g->K; k++) {
         const float *brow = g->b + k * g->ldb + j0;
         for (long long j = 0; j < w; j++)
             babs[j] = fabs((double)brow[j]);
         for (long long i = 0; i < h; i++) {
             const double a = g->a[(i0 + i) * g->lda + k], aa = fabs(a);
-            double *ac = acc + i * COLS, *mg = mag + i * COLS;
+            double *ac = acc + i * COLS, *mg = mag + i * COLS, *q = sq + i * COLS;
             for (long long j = 0; j < w; j++) {
-                ac[j] += a * (double)brow[j];
+                const double prod = a * (double)brow[j];
+                ac[j] += prod;
                 mg[j] += aa * babs[j];
+                q[j] += prod * prod;
             }
         }
     }
     for (long long i = 0; i < h; i++)
         for (long long j = 0; j < w; j++) {
             const long long at = (i0 + i) * g->ldc + j0 + j;
-            const double c = g->c[at];
-            g->expect[at] = g->alpha * acc[i * COLS + j] + g->beta * c;
+            const double c = g->c[at], S = acc[i * COLS + j], Q = sq[i * COLS + j];
+            const double r = g->alpha * S + g->beta * c, u = g->u;
+            g->expect[at] = r;
             g->bound[at] = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));
+            const double sum = bt_sum_variance((double)g->K, S, Q, u) + u * u / 3 * Q;
+            g->scale[at] = sqrt(g->alpha * g->alpha * sum +
+                                u * u / 3 * (g->alpha * S * g->alpha * S + g->beta * c * g->beta * c + r * r));
         }
 }
 
@@ -63,9 +72,15 @@ static int sgemm(bt_problem *p, int part, int parts) {
               .b = bt_buffer_named(p, "B")->data,
               .c = C->data,
               .expect = C->expect,
-              .bound = C->bound};
-    const double u = ldexp(1.0, -24), n = (double)g.K + 2;
-    g.gamma = n * u / (1 - n * u);
+              .bound = C->bound,
+              .scale = C->scale,
+              .u = ldexp(1.0, -24)};
+    const double n = (double)g.K + 2;
+    g.gamma = n * g.u / (1 - n * g.u);
+    if (!g.scale) {
+        snprintf(p->error, sizeof p->error, "sgemm declares accuracy: the runner gave no scale");
+        return 1;
+    }
     if (g.lda < g.K || g.ldb < g.N || g.ldc < g.N) {
         snprintf(p->error, sizeof p->error, "leading dimensions too small: lda %lld < K %lld, "
                  "ldb %lld < N %lld or ldc %lld < N %lld", g.lda, g.K, g.ldb, g.N, g.ldc, g.N);
@@ -78,12 +93,12 @@ static int sgemm(bt_problem *p, int part, int parts) {
         for (long long j = g.N; j < g.ldc && (long long)i * g.ldc + j < (long long)C->length; j++) {
             const long long at = (long long)i * g.ldc + j;
             g.expect[at] = g.c[at];
-            g.bound[at] = 0;
+            g.bound[at] = g.scale[at] = 0;
         }
     /* This part's share of the row blocks. */
     const long long blocks = (g.M + ROWS - 1) / ROWS;
     bt_share((size_t)blocks, part, parts, &begin, &end);
-    double *acc = malloc(sizeof(double) * ROWS * COLS * 2 + sizeof(double) * COLS);
+    double *acc = malloc(sizeof(double) * ROWS * COLS * 3 + sizeof(double) * COLS);
     if (!acc) {
         snprintf(p->error, sizeof p->error, "out of memory");
         return 1;
@@ -92,7 +107,7 @@ static int sgemm(bt_problem *p, int part, int parts) {
         const long long i0 = (long long)rb * ROWS, i1 = i0 + ROWS < g.M ? i0 + ROWS : g.M;
         for (long long j0 = 0; j0 < g.N; j0 += COLS)
             block(&g, i0, i1, j0, j0 + COLS < g.N ? j0 + COLS : g.N, acc, acc + ROWS * COLS,
-                  acc + 2 * ROWS * COLS);
+                  acc + 2 * ROWS * COLS, acc + 3 * ROWS * COLS);
     }
     free(acc);
     return 0;
