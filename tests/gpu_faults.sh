@@ -47,6 +47,8 @@ po_ms=$(grep '"fault":"poison_only"' "$file" | grep -o '"median_ms":[0-9.e-]*' |
 [ -z "$po_ms" ] || awk -v a="$po_ms" -v b="$none_ms" 'BEGIN { exit !(a >= 0.5 * b) }' ||
     { echo "poison_only timed at $po_ms ms against $none_ms: work skipped on timed launches"; fail=1; }
 expect hidden_race ok
+expect replay_output wrong_result
+expect hash_preserving_damage input_modified
 [ "$(grep -cE '"fault":"(none|none_again|printf|hidden_race)".*"status":"ok"|"status":"ok".*"fault":"(none|none_again|printf|hidden_race)"' "$file")" = 5 ] ||
     { echo "expected the 3 correct variants, printf and hidden_race ok"; fail=1; }
 grep -E '^  #1 ' "$tmp/out" | grep -q '"fault":"none"' || { echo "the best is not a correct variant"; fail=1; }
@@ -58,6 +60,8 @@ file=$(ls "$tmp"/r/*/sgemm_faults.jsonl)
 expect none ok
 expect none_again ok
 for f in drop_k read_twice skip_edge_col skip_edge_row alpha_once; do expect $f wrong_result; done
+expect tf32 inaccurate
+expect rel_1e4 inaccurate
 grep -E '^  #1 ' "$tmp/out2" | grep -q '"fault":"none' || { echo "sgemm: the best is not a correct variant"; fail=1; }
 # gemm_bf16: the bound catches the tensor-core pipeline's faults
 "$bartune" run tests/faults/gemm_bf16_faults.lua --templates tests/faults --timeout 10 --no-emit \
@@ -67,8 +71,9 @@ file=$(ls "$tmp"/r/*/gemm_bf16_faults.jsonl)
 expect none ok
 expect none_again ok
 for f in drop_k read_twice fp16; do expect $f wrong_result; done
+expect truncate inaccurate
 expect no_full_wait 'wrong_result|race|unwritten|runtime_error'
 grep -E '^  #1 ' "$tmp/out3" | grep -q '"fault":"none' || { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "24 pipeline, 5 sgemm and 4 gemm_bf16 faults classified, runs completed, best is correct"
+[ $fail = 0 ] && echo "26 pipeline, 7 sgemm and 5 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

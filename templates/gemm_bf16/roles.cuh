@@ -63,7 +63,8 @@ __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* 
             if (col + e >= p.N) continue;
             float v = p.alpha * acc[4 * j + 2 * h + e];
             if (p.beta != 0.f) v += p.beta * __bfloat162float(c[e]);
-            c[e] = __float2bfloat16_rn(v);
+//% -- fault "truncate": C rounded toward zero (the faults' odd ldc stores here)
+            c[e] = $(fault == "truncate" and "__float2bfloat16_rz" or "__float2bfloat16_rn")(v);
         }
 }
 __device__ __forceinline__ void store_row(const Problem& p, __nv_bfloat16* c, const float* acc, int h) {

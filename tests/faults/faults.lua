@@ -33,6 +33,8 @@ param("fault", {
   "write_input",            -- correct output, but writes into in
   "poison_only",            -- computes only where out still holds the (first) poison pattern
   "hidden_race",            -- correct output, but a shared-memory race (racecheck's to find)
+  "replay_output",          -- computes on the first launch, then copies that answer back
+  "hash_preserving_damage", -- correct output, but leaves in changed so a linear checksum holds
   "none_again",             -- correct, after all the faults: nothing of theirs lands on it
 })
 param("warps", { 4, 8 })

@@ -18,6 +18,7 @@ param("fault", {
   "read_twice",    -- k-tile 1 is loaded from k-tile 0's place
   "no_full_wait",  -- consumers read a stage without waiting for its copies
   "fp16",          -- the bf16 inputs multiplied as fp16
+  "truncate",      -- C rounded toward zero, not to nearest: inside the bound, less accurate
   "none_again",    -- correct, after the faults
 })
 

@@ -27,6 +27,16 @@ __device__ __forceinline__ void run_faulty(Gemm g, unsigned char* smem) {
 //% end
         stash(f, a_stage(smem, 0), b_stage(smem, 0), tid);
         __syncthreads();
+//% if fault == "tf32" then
+        {  // every operand of the stage rounded to TF32 (10 mantissa bits, to nearest)
+            float* s = reinterpret_cast<float*>(smem);
+            for (int x = tid; x < $(smem_bytes // 4 // stages); x += kThreads) {
+                const unsigned u = __float_as_uint(s[x]);
+                s[x] = __uint_as_float((u + 0xfffu + ((u >> 13) & 1u)) & ~0x1fffu);
+            }
+            __syncthreads();
+        }
+//% end
         compute_tile(a_stage(smem, 0), b_stage(smem, 0), tid, acc);
         __syncthreads();
     }
@@ -36,6 +46,9 @@ __device__ __forceinline__ void run_faulty(Gemm g, unsigned char* smem) {
     g.M -= 1;
 //% elseif fault == "alpha_once" then
     g.beta *= g.alpha;
+//% elseif fault == "rel_1e4" then
+    g.alpha *= 1.0001f;
+    g.beta *= 1.0001f;
 //% end
     store_tile(g, tid, acc);
 }

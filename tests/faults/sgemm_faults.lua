@@ -18,6 +18,8 @@ param("fault", {
   "skip_edge_col",   -- the last column of C is never written
   "skip_edge_row",   -- the last row of C is never written
   "alpha_once",      -- alpha applied to C's old value too
+  "tf32",            -- every operand rounded to TF32 first: inside the bound, less accurate
+  "rel_1e4",         -- the result 1e-4 too large: inside the bound, less accurate
   "none_again",      -- correct, after the faults
 })
 
