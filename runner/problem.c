@@ -385,7 +385,7 @@ static bool run_references(rproblem *p, json_t *req, bt_reference_fn ref, char *
 static bool count_scaled(rproblem *p, char **why) {
     for (int i = 0; p->acc_rms > 0 && i < p->n_bufs; i++) {
         rbuf *b = &p->bufs[i];
-        for (int set = 0; b->scale[set] && set < SETS; set++) {
+        for (int set = 0; set < SETS && b->scale[set]; set++) {
             b->scaled[set] = 0;
             for (size_t e = 0; e < b->length; e++) {
                 double x = b->scale[set][e];

@@ -47,6 +47,7 @@ static struct {
     rproblem prob;
     CUdeviceptr scratch; /* checksums */
     unsigned long long key; /* the checksums' secret, drawn at start */
+    double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
     CUfunction check_exact, check_bound, checksum, copy, fma_peak;
     CUfunction mma_peak; /* NULL where the GPU is not 9.0 (sm_90a code) */
     FILE *out;
@@ -314,6 +315,8 @@ static char *inaccurate(const rbuf *b, const unsigned long long *s, int set) {
     memcpy(&z2, &s[4], sizeof z2);
     memcpy(&zmax, &s[5], sizeof zmax);
     double rms = sqrt(z2 / (double)b->scaled[set]);
+    R.worst_rms = fmax(R.worst_rms, rms);
+    R.worst_max = fmax(R.worst_max, zmax);
     if (rms <= R.prob.acc_rms && zmax <= R.prob.acc_max) return NULL;
     return xasprintf("'%s' is less accurate than an honest evaluation at the problem's "
                      "precision: its errors are %.3g times the expected error in RMS and %.3g "
@@ -430,6 +433,7 @@ static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes)
 static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool once,
                             double reject_ms) {
     int launches = VERIFY_LAUNCHES + WARMUP + reps + 1; /* the last: on new inputs */
+    R.worst_rms = R.worst_max = 0;
     stats_t st = {.per_launch = 3 * R.prob.n_bufs};
     size_t bytes = (size_t)launches * (size_t)st.per_launch * WORDS * 8;
     st.host = calloc(1, bytes);
@@ -514,6 +518,10 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
                                 "min_ms", (double)ms[0], "max_ms", (double)ms[reps - 1],
                                 "occupancy", occupancy, "timed_launches", reps);
         if (reps < asked) json_object_set_new(ans, "rejected", json_true());
+        if (R.prob.acc_rms > 0) { /* how close to the accuracy limits it came */
+            json_object_set_new(ans, "error_rms", json_real(R.worst_rms));
+            json_object_set_new(ans, "error_max", json_real(R.worst_max));
+        }
         send_json(ans);
     } else if (!ok) {
         damage(); /* repair quietly: the failure is answered already */

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One device call for the runner's checks (issue 17; see NOTES.md): build,
+# then PHASES (words of $1, in order):
+#   faults  ctest's gpu_faults (pipeline, sgemm and gemm_bf16 fault suites)
+#   sgemm   the accuracy test over real kernels: sgemm's barrier and producer
+#           kinds (one tile shape) at every shape of its tune list
+#   gemm    gemm_bf16's schedule/producer/regs/split kinds (one tile shape)
+#           at every shape of its tune list but 8192^3 (its reference alone
+#           takes a minute)
+#   gpu     ctest -L gpu
+# Logs go under $OUT; each accuracy phase ends with a table of status and
+# the worst error_rms / error_max per shape (limits: the problem's accuracy).
+set -u
+phases=${1:-"faults sgemm gemm"}
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+log() { echo "== $* ($(date +%T))"; }
+. .deps/unpack-debs.sh >/dev/null 2>&1
+log build
+cmake -S . -B build -G Ninja >"$out/build.log" 2>&1 && cmake --build build >>"$out/build.log" 2>&1 ||
+    { tail -30 "$out/build.log"; exit 1; }
+b=./build/bartune
+# status, then worst error_rms and error_max over the ok records, per shape
+summary() {
+    python3 - "$@" <<'EOF'
+import json, sys, collections
+rows = collections.defaultdict(lambda: [collections.Counter(), 0.0, 0.0])
+for path in sys.argv[1:]:
+    for line in open(path):
+        r = json.loads(line)
+        key = " ".join(f"{k}={v}" for k, v in sorted(r["sizes"].items()) if k in ("M", "N", "K"))
+        row = rows[key]
+        row[0][r["status"]] += 1
+        row[1] = max(row[1], r.get("error_rms", 0.0))
+        row[2] = max(row[2], r.get("error_max", 0.0))
+        if r["status"] not in ("ok", "over_occupancy"):
+            print("  ", r["status"], r["config"], r.get("message", "")[:200])
+for key, (st, rms, mx) in sorted(rows.items()):
+    print(f"{key:28s} {dict(st)}  worst error_rms {rms:.3f}  error_max {mx:.3f}")
+EOF
+}
+for p in $phases; do
+    log "$p"
+    case $p in
+    faults) (cd build && ctest -R gpu_faults --output-on-failure) >"$out/faults.log" 2>&1
+            tail -12 "$out/faults.log" ;;
+    sgemm) timeout 300 $b run gen/sgemm.lua bm=128 bn=128 bk=16 tm=8 tn=8 stages=3 a_layout=m pad=4 \
+               raster=row min_blocks=1 split=1 producer_warps=2 --reps 10 --timeout 5 --no-emit \
+               --results /tmp/acc-sgemm >"$out/sgemm.log" 2>&1
+           summary /tmp/acc-sgemm/*/sgemm.jsonl ;;
+    gemm) for s in "4096 4096 4096" "2048 2048 2048" "1024 1024 1024" "16384 128 4096" \
+                   "4096 4096 256" "256 256 16384"; do
+              read -r m n k <<<"$s"
+              timeout 200 $b run gen/gemm_bf16.lua --size M=$m --size N=$n --size K=$k kind=wgmma \
+                  bn=128 wm=64 stages=4 raster=grouped consumers=2 grid=persistent epilogue=direct \
+                  --reps 10 --timeout 5 --no-emit --results /tmp/acc-gemm >>"$out/gemm.log" 2>&1
+          done
+          summary /tmp/acc-gemm/*/gemm_bf16.jsonl ;;
+    gpu) (cd build && ctest -L gpu -j3 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
+         grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
+    esac
+done
+cp build/variants/runner.log "$out/" 2>/dev/null
+log done
