@@ -250,7 +250,7 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison, int set) 
             }
         }
         CUdeviceptr s1 = dslot(st, launch, 3 * i + 1), s2 = dslot(st, launch, 3 * i + 2);
-        void *a1[] = {&lo, &words, &s1}, *a2[] = {&hi, &words, &s2};
+        void *a1[] = {&lo, &words, &R.key, &s1}, *a2[] = {&hi, &words, &R.key, &s2};
         if (r == CUDA_SUCCESS)
             r = drv.cuLaunchKernel(R.checksum, 16, 1, 1, 256, 1, 1, 0, NULL, a1, NULL);
         if (r == CUDA_SUCCESS)
