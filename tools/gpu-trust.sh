@@ -20,6 +20,7 @@ log build
 cmake -S . -B build -G Ninja >"$out/build.log" 2>&1 && cmake --build build >>"$out/build.log" 2>&1 ||
     { tail -30 "$out/build.log"; exit 1; }
 b=./build/bartune
+rm -rf /tmp/acc-sgemm /tmp/acc-gemm
 # status, then worst error_rms and error_max over the ok records, per shape
 summary() {
     python3 - "$@" <<'EOF'
