@@ -263,8 +263,62 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
     sb_printf(b, ");\n    return cudaGetLastError();\n}\n");
 }
 
+/* Whether geometry text is only what problem.lua's symbols make: integer
+ * literals (LL), bt_s_<size>, bt_sms, bt_min/bt_max/bt_ceil_div calls,
+ * parentheses, commas and + - * / %. Anything else would be C++ of
+ * launch()'s own reaching the header. */
+static bool code_ok(const char *c, json_t *problem) {
+    while (*c) {
+        if (strchr(" ()+-*/%,", *c)) {
+            c++;
+        } else if (*c >= '0' && *c <= '9') {
+            while (*c >= '0' && *c <= '9') c++;
+            if (strncmp(c, "LL", 2) != 0) return false;
+            c += 2;
+        } else {
+            size_t n = strspn(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+            bool known = (n == 6 && !strncmp(c, "bt_sms", 6)) ||
+                         (c[n] == '(' && ((n == 6 && (!strncmp(c, "bt_min", 6) ||
+                                                      !strncmp(c, "bt_max", 6))) ||
+                                          (n == 11 && !strncmp(c, "bt_ceil_div", 11))));
+            json_t *z;
+            size_t i;
+            json_array_foreach(json_object_get(problem, "sizes"), i, z) {
+                const char *name = json_string_value(json_object_get(z, "name"));
+                known = known || (n == 5 + strlen(name) && !strncmp(c, "bt_s_", 5) &&
+                                  !strncmp(c + 5, name, n - 5));
+            }
+            if (!n || !known) return false;
+            c += n;
+        }
+    }
+    return true;
+}
+
+/* Every text of a list passes code_ok. */
+static bool list_ok(json_t *list, json_t *problem) {
+    json_t *v;
+    size_t i;
+    json_array_foreach(list, i, v) if (json_is_string(v) &&
+                                       !code_ok(json_string_value(v), problem)) return false;
+    return true;
+}
+
+/* Every text of a geometry passes code_ok. */
+static bool geometry_ok(json_t *geo, json_t *problem) {
+    json_t *m, *smem = json_object_get(geo, "smem");
+    size_t i;
+    bool ok = list_ok(json_object_get(geo, "grid"), problem) &&
+              list_ok(json_object_get(geo, "block"), problem) &&
+              (!json_is_string(smem) || code_ok(json_string_value(smem), problem));
+    json_array_foreach(json_object_get(geo, "tensor_maps"), i, m) ok =
+        ok && list_ok(json_object_get(m, "dims"), problem) &&
+        list_ok(json_object_get(m, "strides"), problem);
+    return ok;
+}
+
 char *emit_variant(space *s, const device_info *d, const config *params, const config *launch,
-                   const char *ns) {
+                   json_t *measured_at, const char *ns) {
     config extra = {0}, values;
     config_merge(&values, params, launch);
     char *desc = config_describe(&values), *err = NULL;
@@ -275,7 +329,13 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
     config_set(&extra, "describe", desc);
     char *kernel = space_render(s, d, params, &extra, false, &err);
     char *host = kernel ? space_render(s, d, params, &extra, true, &err) : NULL;
-    json_t *geo = host ? space_geometry(s, d, &values, NULL, &err) : NULL;
+    json_t *geo = host ? space_geometry(s, d, &values, NULL, measured_at, &err) : NULL;
+    if (geo && !geometry_ok(geo, space_problem(s))) {
+        err = xstrdup("launch() gave the header geometry text that is not sizes, dev.sms, integers "
+                      "and + - * // % min max ceil_div: refused (only those reach a header)");
+        json_decref(geo);
+        geo = NULL;
+    }
     char *out = NULL;
     if (geo) {
         strbuf b = {0};
@@ -365,7 +425,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
             memcpy(e->ns, devs[same].ns, sizeof e->ns); /* one copy of a variant */
         } else {
             snprintf(e->ns, sizeof e->ns, "bartune_%s_%s_v%d", space_name(s), id, *n - first);
-            char *src = emit_variant(s, &d, &params, &launch, e->ns);
+            char *src = emit_variant(s, &d, &params, &launch, sizes, e->ns);
             char *at = sizes_describe(sizes);
             if (src) {
                 char *date = comment_text(json_string_value(json_object_get(best, "date")));
@@ -440,7 +500,7 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
     session_split(s, cfg, &params, &launch);
     json_decref(cfg);
     e->summary = config_describe(&p->cfg);
-    char *src = emit_variant(s, &d, &params, &launch, e->ns);
+    char *src = emit_variant(s, &d, &params, &launch, NULL, e->ns);
     bool ok = src != NULL;
     if (ok) {
         char *dir = path_join(kernels_dir, "portable");

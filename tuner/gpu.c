@@ -224,11 +224,13 @@ static double first_answer_timeout(const gpu *g) {
 }
 
 /* The measure request for `values` on g's problem; NULL (printed) when
- * the space's launch() gave no usable geometry. */
+ * the space's launch() failed, or (*refused: the answer) when its geometry
+ * is out of range. */
 static json_t *measure_request(gpu *g, const char *cubin, const config *values, bool sanitize,
-                               double reject_ms, json_t **geometry) {
+                               double reject_ms, json_t **geometry, json_t **refused) {
     char *err = NULL;
-    *geometry = space_geometry(g->s, &g->dev, values, g->sizes, &err);
+    *refused = NULL;
+    *geometry = space_geometry(g->s, &g->dev, values, g->sizes, NULL, &err);
     if (!*geometry) {
         msg_error("%s", err);
         free(err);
@@ -236,9 +238,9 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
     }
     char *bad = check_geometry(*geometry);
     if (bad) {
-        char *desc = config_describe(values);
-        msg_error("%s: %s for %s (fix the space's launch function)", space_file(g->s), bad, desc);
-        free(desc);
+        char *why = xasprintf("%s (fix the space's launch function)", bad);
+        *refused = json_pack("{s:b, s:s, s:s}", "ok", 0, "status", "launch_refused", "message", why);
+        free(why);
         free(bad);
         return NULL;
     }
@@ -255,11 +257,11 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
 }
 
 bool gpu_measure_send(gpu *g, const char *cubin, const config *values, double reject_ms,
-                      json_t **geometry) {
-    json_t *req = measure_request(g, cubin, values, false, reject_ms, geometry);
+                      json_t **geometry, json_t **refused) {
+    json_t *req = measure_request(g, cubin, values, false, reject_ms, geometry, refused);
     if (req) runner_send(&g->runner, req, first_answer_timeout(g));
     json_decref(req);
-    return req != NULL;
+    return req != NULL || *refused;
 }
 
 bool gpu_measure(gpu *g, const char *cubin, const config *values, double reject_ms,
@@ -272,8 +274,9 @@ bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *
                     bool sanitize, double reject_ms, double timeout, runner_result *r,
                     json_t **answer, json_t **geometry) {
     *answer = NULL;
-    json_t *req = measure_request(g, cubin, values, sanitize, reject_ms, geometry);
-    if (!req) return false;
+    json_t *req = measure_request(g, cubin, values, sanitize, reject_ms, geometry, answer);
+    if (*answer) *r = RUNNER_FAIL;
+    if (!req) return *answer != NULL;
     *r = runner_request(rc, req, timeout, answer);
     json_decref(req);
     return true;

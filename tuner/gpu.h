@@ -52,9 +52,13 @@ bool gpu_problem(gpu *g, json_t *sizes, json_t *instance);
 bool gpu_measure(gpu *g, const char *cubin, const config *values, double reject_ms,
                  runner_result *r, json_t **answer, json_t **geometry);
 /* gpu_measure's request, sent without waiting: the answer comes through
- * runner_receive(&g->runner, ...). False (printed) as gpu_measure. */
+ * runner_receive(&g->runner, ...). False (printed) as gpu_measure. When
+ * launch() gives a geometry no GPU launches (0, or 2^31 and more), nothing
+ * is sent and *refused gets the launch_refused answer (else NULL): a record
+ * of that configuration, and the run goes on. gpu_measure answers it the
+ * same way (RUNNER_FAIL). */
 bool gpu_measure_send(gpu *g, const char *cubin, const config *values, double reject_ms,
-                      json_t **geometry);
+                      json_t **geometry, json_t **refused);
 /* The same on another runner (one under compute-sanitizer): set up the
  * current problem; measure with `sanitize` (one checked launch, no timing). */
 bool gpu_problem_on(gpu *g, runner_client *r);

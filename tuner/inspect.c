@@ -155,7 +155,7 @@ static bool check_header(const options *o, space *s, const device_info *d, const
         const variant *v = &vs->items[picks[k]];
         char ns[64];
         snprintf(ns, sizeof ns, "bartune_check_v%d", k + 1);
-        char *src = emit_variant(s, d, &v->params, &v->launches[0], ns);
+        char *src = emit_variant(s, d, &v->params, &v->launches[0], NULL, ns);
         if (!src) {
             free(b.data);
             return false;

@@ -135,6 +135,8 @@ static void show(run_ctx *c, const lane *l, const char *desc) {
              t > 0 ? c->measured / t : 0.0, l->g.ordinal, desc);
 }
 
+static int finish(run_ctx *c, lane *l, runner_result r, json_t *ans);
+
 /* Sends one configuration to lane l's runner. */
 static int start(run_ctx *c, lane *l, const work_item *it) {
     if (!gpu_problem(&l->g, c->sizes, c->instance)) return EXIT_FAILURE_;
@@ -144,7 +146,9 @@ static int start(run_ctx *c, lane *l, const work_item *it) {
     char *desc = config_describe(&values);
     show(c, l, desc);
     free(desc);
-    bool ok = gpu_measure_send(&l->g, c->jobs[it->vi].cubin, &values, reject_ms(c), &l->geo);
+    json_t *refused;
+    bool ok = gpu_measure_send(&l->g, c->jobs[it->vi].cubin, &values, reject_ms(c), &l->geo,
+                               &refused);
     config_free(&values);
     if (!ok) return EXIT_FAILURE_; /* launch() is broken: said already */
     l->busy = true;
@@ -152,7 +156,8 @@ static int start(run_ctx *c, lane *l, const work_item *it) {
     l->li = it->li;
     l->cand = it->cand;
     c->inflight++;
-    return EXIT_OK;
+    /* a geometry no GPU launches: recorded as such, nothing was sent */
+    return refused ? finish(c, l, RUNNER_FAIL, refused) : EXIT_OK;
 }
 
 /* After an error that poisons its context the runner answers, then exits:

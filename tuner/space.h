@@ -67,9 +67,11 @@ json_t *space_instance(space *s, json_t *sizes, char **err);
 /* Launch geometry of a config (compile-time and launch values) at `sizes`:
  * {grid: [x, y, z], block: [x, y, z], smem, resident} as integers. With
  * sizes NULL, the same for the header: entries are integers or C++ text
- * over bt_s_<size> and bt_sms. NULL and *err on failure. */
+ * over bt_s_<size> and bt_sms; with `at` (measured sizes) that text must
+ * evaluate there to what launch() gives for those numbers. NULL and *err
+ * on failure. */
 json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,
-                       char **err);
+                       json_t *at, char **err);
 
 /* Replays `strategy` (Lua text, named chunkname) against `records` for
  * seeds 1..seeds with a budget of measured configurations: {runs: [{within:

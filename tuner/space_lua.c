@@ -758,7 +758,7 @@ json_t *space_instance(space *s, json_t *sizes, char **err) {
 }
 
 json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,
-                       char **err) {
+                       json_t *at, char **err) {
     push_method(s, "geometry");
     push_config(s->L, values);
     push_device(s->L, dev);
@@ -766,7 +766,11 @@ json_t *space_geometry(space *s, const device_info *dev, const config *values, j
         push_json(s->L, sizes);
     else
         lua_pushnil(s->L);
-    return call_json(s, 3, err);
+    if (at)
+        push_json(s->L, at);
+    else
+        lua_pushnil(s->L);
+    return call_json(s, 4, err);
 }
 
 /* Records as the replay's landscape: canonical "a=1 b=x" (names sorted) ->

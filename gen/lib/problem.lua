@@ -296,28 +296,66 @@ end
 
 -- Symbols: sizes and dev.sms as the header sees them, known only at run
 -- time. Arithmetic on a symbol builds C++ text; comparing one is an error
--- (the same code must run on numbers and on symbols).
-local Sym = {}
-local function is_sym(x) return getmetatable(x) == Sym end
+-- (the same code must run on numbers and on symbols). A symbol's text and
+-- value are kept here, out of launch()'s reach (it cannot forge a symbol or
+-- rewrite one's code); the value is what the C++ computes at the sizes the
+-- symbols were made for (C's truncating / and %), so the header's geometry
+-- can be compared with the numbers that were measured.
+local Sym = { __metatable = false }
+local SYM = setmetatable({}, { __mode = "k" }) -- symbol -> { code = text, value = integer or nil }
+local function is_sym(x) return SYM[x] ~= nil end
 local function code(x)
-  if is_sym(x) then return x.code end
+  if is_sym(x) then return SYM[x].code end
   if math.type(x) == "integer" then return string.format("%dLL", x) end
   error("launch geometry works in integers, got " .. tostring(x), 3)
 end
-local function sym(text) return setmetatable({ code = text }, Sym) end
+local function value(x)
+  if is_sym(x) then return SYM[x].value end
+  return x
+end
+local function sym(text, v)
+  local t = setmetatable({}, Sym)
+  SYM[t] = { code = text, value = v }
+  return t
+end
+-- C's integer division and remainder (toward zero); nil where C's are undefined
+local function cdiv(a, b)
+  if b == 0 then return nil end
+  local q = a // b
+  if q < 0 and q * b ~= a then q = q + 1 end
+  return q
+end
+local function cmod(a, b)
+  local q = cdiv(a, b)
+  return q and a - q * b
+end
+local C_OPS = {
+  ["+"] = function(a, b) return a + b end, ["-"] = function(a, b) return a - b end,
+  ["*"] = function(a, b) return a * b end, ["/"] = cdiv, ["%"] = cmod,
+}
 local function binop(op)
-  return function(a, b) return sym("(" .. code(a) .. " " .. op .. " " .. code(b) .. ")") end
+  return function(a, b)
+    local x, y = value(a), value(b)
+    return sym("(" .. code(a) .. " " .. op .. " " .. code(b) .. ")", x and y and C_OPS[op](x, y))
+  end
 end
 Sym.__add, Sym.__sub, Sym.__mul = binop("+"), binop("-"), binop("*")
 Sym.__idiv, Sym.__mod = binop("/"), binop("%")
-Sym.__unm = function(a) return sym("(-" .. code(a) .. ")") end
+Sym.__unm = function(a) return sym("(-" .. code(a) .. ")", value(a) and -value(a)) end
 Sym.__div = function() error("launch geometry: use // (integer division), not /", 2) end
 local function no_compare()
   error("launch geometry cannot compare a size or dev.sms (known only at run time); use min, max or ceil_div", 2)
 end
 Sym.__lt, Sym.__le, Sym.__eq, Sym.__concat = no_compare, no_compare, no_compare, no_compare
 Sym.__index = function() error("launch geometry: a size is a number, not a table", 2) end
+Sym.__newindex = Sym.__index
+Sym.__tostring = function() return "(a size known at run time)" end
 
+-- The C helpers the header defines, on values.
+local C_HELPERS = {
+  min = math.min, max = math.max,
+  ceil_div = function(a, b) return cdiv(a + b - 1, b) end,
+}
 local function fold(name, fn)
   return function(a, b, ...)
     if select("#", ...) > 0 then return fold(name, fn)(fold(name, fn)(a, b), ...) end
@@ -327,7 +365,8 @@ local function fold(name, fn)
       end
       return fn(a, b)
     end
-    return sym("bt_" .. name .. "(" .. code(a) .. ", " .. code(b) .. ")")
+    local x, y = value(a), value(b)
+    return sym("bt_" .. name .. "(" .. code(a) .. ", " .. code(b) .. ")", x and y and C_HELPERS[name](x, y))
   end
 end
 -- Helpers a launch function may call; each works on numbers and symbols.
@@ -341,22 +380,27 @@ M.helpers = {
 }
 
 -- Sizes and device as symbols, for the header: s.n reads as bt_s_n, dev.sms
--- as bt_sms; the rest of dev stays the tuned device's numbers.
-function M.symbolic(P, dev)
+-- as bt_sms; the rest of dev stays the tuned device's numbers. With `at`
+-- (sizes), each symbol also holds its value there (dev.sms: the device's).
+function M.symbolic(P, dev, at)
   local s = {}
-  for _, z in ipairs(P.sizes) do s[z.name] = sym("bt_s_" .. z.name) end
+  for _, z in ipairs(P.sizes) do s[z.name] = sym("bt_s_" .. z.name, at and at[z.name]) end
   local d = {}
   for k, v in pairs(dev) do d[k] = v end
-  d.sms = sym("bt_sms")
+  d.sms = sym("bt_sms", at and dev.sms)
   return s, d
 end
+
+-- The value at the symbols' sizes of what launch() returned: an integer,
+-- or nil (not known, or undefined in C).
+M.value_of = value
 
 -- Runs the space's launch function; checks the shape of what it returns.
 -- Values are integers (numbers) or C++ text (symbols).
 function M.geometry(fn, c, s, dev, where)
   local g = fn(c, s, dev)
   if type(g) ~= "table" then error(where .. ": launch() must return { grid = {...}, block = {...}, smem = ... }", 0) end
-  local out = {}
+  local out, values = {}, { grid = {}, block = {} }
   for _, k in ipairs({ "grid", "block" }) do
     local t = rawget(g, k)
     if type(t) ~= "table" or rawlen(t) < 1 or rawlen(t) > 3 then
@@ -369,14 +413,16 @@ function M.geometry(fn, c, s, dev, where)
       if not is_sym(v) and math.type(v) ~= "integer" then
         error(where .. ": launch()." .. k .. "[" .. i .. "] is " .. tostring(v) .. ", not an integer", 0)
       end
-      out[k][i] = is_sym(v) and v.code or v
+      out[k][i] = is_sym(v) and code(v) or v
+      values[k][i] = value(v)
     end
   end
   local smem = rawget(g, "smem") or 0
   if not is_sym(smem) and math.type(smem) ~= "integer" then
     error(where .. ": launch().smem must be an integer", 0)
   end
-  out.smem = is_sym(smem) and smem.code or smem
+  out.smem = is_sym(smem) and code(smem) or smem
+  values.smem = value(smem)
   -- resident: the blocks per SM this geometry counts on being resident at
   -- once; the runner records over_occupancy when fewer fit.
   local resident = rawget(g, "resident") or 0
@@ -391,8 +437,8 @@ function M.geometry(fn, c, s, dev, where)
     error(where .. ": launch().min_cc must be an integer (e.g. 90 for sm_90)", 0)
   end
   out.min_cc = min_cc
-  out.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
-  return out
+  out.tensor_maps, values.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
+  return out, values
 end
 
 -- tensor_maps: the bulk-tensor-copy descriptors a kernel takes after its
@@ -401,31 +447,33 @@ end
 -- encodes them with cuTensorMapEncodeTiled on the buffer's device pointer;
 -- the header encodes the same maps from the call's sizes.
 function M.tensor_maps(maps, where)
-  if maps == nil then return nil end
+  if maps == nil then return nil, nil end
   local bad = where .. ": launch().tensor_maps must be a list of { buffer = name, dims = {...}, strides = {...}, box = {...}, swizzle = 0|32|64|128 }"
   if type(maps) ~= "table" or rawlen(maps) > 8 then error(bad .. " (at most 8)", 0) end
-  local out = {}
+  local out, values = {}, {}
   for i = 1, rawlen(maps) do
     local m = rawget(maps, i)
     if type(m) ~= "table" or type(rawget(m, "buffer")) ~= "string" or not rawget(m, "buffer"):match(IDENT) then error(bad, 0) end
     local e = { buffer = rawget(m, "buffer"), swizzle = rawget(m, "swizzle") or 0 }
+    local ev = { buffer = e.buffer, swizzle = e.swizzle }
     if e.swizzle ~= 0 and e.swizzle ~= 32 and e.swizzle ~= 64 and e.swizzle ~= 128 then error(bad, 0) end
     local rank = type(rawget(m, "dims")) == "table" and rawlen(rawget(m, "dims")) or 0
     if rank < 1 or rank > 5 then error(bad .. " (1 to 5 dims)", 0) end
     for key, n in pairs({ dims = rank, strides = rank - 1, box = rank }) do
       local t = rawget(m, key)
       if type(t) ~= "table" or rawlen(t) ~= n then error(bad .. " (" .. key .. ": " .. n .. " entries)", 0) end
-      e[key] = {}
+      e[key], ev[key] = {}, {}
       for k = 1, n do
         local v = rawget(t, k)
         if not is_sym(v) and math.type(v) ~= "integer" then error(bad .. " (" .. key .. "[" .. k .. "] is " .. tostring(v) .. ")", 0) end
         if key == "box" and is_sym(v) then error(bad .. " (the box is a compile-time shape: an integer)", 0) end
-        e[key][k] = is_sym(v) and v.code or v
+        e[key][k] = is_sym(v) and code(v) or v
+        ev[key][k] = value(v)
       end
     end
-    out[i] = e
+    out[i], values[i] = e, ev
   end
-  return out
+  return out, values
 end
 
 return M

@@ -448,13 +448,16 @@ function M.render(S, values, dev, extra, host)
 end
 
 -- The launch geometry of a variant at a launch configuration: numbers for
--- `sizes` (a table), or C++ text for the header when sizes is nil.
-function M.geometry(S, values, dev, sizes)
+-- `sizes` (a table), or C++ text for the header when sizes is nil. With
+-- `at` (the sizes a record was measured at) the header's text is evaluated
+-- there and must give what launch() gives for those numbers: the header
+-- launches what was measured, or nothing is emitted.
+function M.geometry(S, values, dev, sizes, at)
   local c, launch = config_of(S, values, dev, true)
   for k, v in pairs(launch) do c[k] = v end
   local s, d = sizes, dev
-  if not sizes then s, d = problem.symbolic(S.problem, dev) end
-  local ok, g = pcall(problem.geometry, S.geometry, c, s, d, S.file)
+  if not sizes then s, d = problem.symbolic(S.problem, dev, at) end
+  local ok, g, gv = pcall(problem.geometry, S.geometry, c, s, d, S.file)
   if not ok then error(tostring(g) .. "\n  (in launch() for " .. describe(c, S) .. ")", 0) end
   for _, m in ipairs(g.tensor_maps or {}) do -- a map is of one of the problem's buffers
     local known = false
@@ -464,7 +467,40 @@ function M.geometry(S, values, dev, sizes)
         S.problem.name .. "'\n  (in launch() for " .. describe(c, S) .. ")", 0)
     end
   end
+  if not sizes and at then M.same_geometry(S, values, dev, at, gv, describe(c, S)) end
   return g
+end
+
+-- The header's geometry evaluated at `at` (gv) against launch() on those
+-- numbers; an error naming the first difference.
+function M.same_geometry(S, values, dev, at, gv, desc)
+  local c, launch = config_of(S, values, dev, true)
+  for k, v in pairs(launch) do c[k] = v end
+  local n = problem.geometry(S.geometry, c, problem.sizes(S.problem, at, S.file), dev, S.file)
+  local function differ(what, a, b)
+    local sz = {}
+    for k, v in pairs(at) do sz[#sz + 1] = k .. "=" .. tostring(v) end
+    table.sort(sz)
+    error(string.format("%s: launch() gives the header another geometry than the one measured at %s: %s is %s measured, %s in the header (for %s); compute both from the same arithmetic",
+      S.file, table.concat(sz, " "), what, tostring(a), b == nil and "undefined" or tostring(b), desc), 0)
+  end
+  for _, k in ipairs({ "grid", "block" }) do
+    for i = 1, 3 do
+      if n[k][i] ~= gv[k][i] then differ(k .. "[" .. i .. "]", n[k][i], gv[k][i]) end
+    end
+  end
+  if n.smem ~= gv.smem then differ("smem", n.smem, gv.smem) end
+  local nm, gm = n.tensor_maps or {}, gv.tensor_maps or {}
+  if #nm ~= #gm then differ("the number of tensor maps", #nm, #gm) end
+  for i, m in ipairs(nm) do
+    local h = gm[i]
+    if m.buffer ~= h.buffer or m.swizzle ~= h.swizzle then differ("tensor map " .. i, m.buffer, h.buffer) end
+    for _, key in ipairs({ "dims", "strides", "box" }) do
+      for k = 1, #m[key] do
+        if m[key][k] ~= h[key][k] then differ("tensor map " .. i .. " " .. key .. "[" .. k .. "]", m[key][k], h[key][k]) end
+      end
+    end
+  end
 end
 
 -- The problem as C needs it (plain data, no functions).
