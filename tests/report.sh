@@ -15,6 +15,23 @@ for want in "<svg" "mbarrier/bulk" "seed __syncthreads 4+4" "ils" "exhaustive" "
     grep -qF "$want" "$tmp/report.svg" || { echo "report.svg lacks '$want'"; exit 1; }
 done
 echo "report drawn: $(wc -c <"$tmp/report.svg") bytes of SVG, $(wc -c <"$tmp/report.png") of PNG"
+# records are not trusted in gnuplot's script (issue 17, class 5): a device
+# name with backquotes, system() and quotes runs nothing, and a symlink where
+# the report goes is replaced, not written through
+mkdir "$tmp/h"
+sed 's/"name":"NVIDIA H200"/"name":"H200`touch pwned1` '"'"'.system(\\"touch pwned2\\").'"'"' @x \\\\"/g' \
+    "$tmp/pipeline.jsonl" >"$tmp/h/pipeline.jsonl"
+grep -q 'pwned1' "$tmp/h/pipeline.jsonl" || { echo "the hostile records were not made"; exit 1; }
+echo "victim" >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/h/report.svg"
+(cd "$tmp/h" && "$bartune" report "$root/gen/pipeline.lua" --root "$root" --records pipeline.jsonl) 2>"$tmp/err" ||
+    { cat "$tmp/err"; exit 1; }
+ls "$tmp"/h/pwned* "$tmp"/pwned* "$root"/pwned* 2>/dev/null && { echo "a device name ran a command in gnuplot"; exit 1; }
+[ "$(cat "$tmp/victim")" = victim ] || { echo "the report was written through a symlink"; exit 1; }
+[ -f "$tmp/h/report.svg" ] && [ ! -L "$tmp/h/report.svg" ] || { echo "report.svg is not a file of its own"; exit 1; }
+grep -q "H200_touch pwned1_" "$tmp/h/report.svg" || { echo "the device name is not drawn, made plain"; exit 1; }
+ls -a "$tmp/h" | grep -q '^\.report-' && { echo "gnuplot's folder was left behind"; exit 1; }
+echo "a hostile device name ran nothing; a symlinked report.svg was replaced, not followed"
 # a bench (fake runner) saves its floor beside the records; the report draws it
 fk="--runner $root/tests/fake_runner.sh --results $tmp/r --kernels $tmp/k --cache $tmp/c --size n=1000"
 sel="barrier=none consumer_warps=8 cvec=4 chunk=stride prefetch=0"

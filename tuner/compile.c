@@ -174,7 +174,7 @@ static bool start_one(const compiler *c, compile_job *job, running *r) {
     r->job = job;
     r->tmp_cubin = xasprintf("%s/%s.cubin.tmp.%ld", c->cache_dir, job->key, (long)getpid());
     r->tmp_log = xasprintf("%s/%s.log.tmp.%ld", c->cache_dir, job->key, (long)getpid());
-    int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     char arch[64];
     compile_arch_flag(c->arch, arch, sizeof arch);
     char *argv[N_FLAGS + 8];

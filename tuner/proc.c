@@ -26,9 +26,16 @@ static void untrack(pid_t pid) {
         if (children[i] == pid) children[i] = 0;
 }
 
+static pid_t start_in(char *const argv[], const char *dir, const int *fds, int n);
+
 pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd) {
     int fds[3] = {in_fd, out_fd, err_fd};
-    return proc_start_fds(argv, fds, 3);
+    return start_in(argv, NULL, fds, 3);
+}
+
+pid_t proc_start_in(char *const argv[], const char *dir) {
+    int fds[3] = {-1, -1, -1};
+    return start_in(argv, dir, fds, 3);
 }
 
 /* The watchdog (the child bartune sees, leader of the child's process
@@ -72,6 +79,10 @@ static void map_fds(const int *fds, int n) {
 }
 
 pid_t proc_start_fds(char *const argv[], const int *fds, int n) {
+    return start_in(argv, NULL, fds, n);
+}
+
+static pid_t start_in(char *const argv[], const char *dir, const int *fds, int n) {
     if (n > 8) return -1;
     pid_t pid = fork();
     if (pid < 0) return -1;
@@ -88,6 +99,10 @@ pid_t proc_start_fds(char *const argv[], const int *fds, int n) {
             signal(SIGTERM, SIG_DFL);
             prctl(PR_SET_PDEATHSIG, SIGKILL); /* the watchdog gone: go too */
             map_fds(fds, n);
+            if (dir && chdir(dir) != 0) {
+                fprintf(stderr, "bartune: cannot enter %s: %s\n", dir, strerror(errno));
+                _exit(127);
+            }
             execvp(argv[0], argv);
             fprintf(stderr, "bartune: cannot start %s: %s\n", argv[0], strerror(errno));
             _exit(127);

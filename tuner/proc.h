@@ -12,6 +12,8 @@ pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd);
 /* The same with `n` fds: the child's fd i is fds[i] (-1: inherited for 1
  * and 2, /dev/null for others). Children die with bartune (PDEATHSIG). */
 pid_t proc_start_fds(char *const argv[], const int *fds, int n);
+/* proc_start with the standard fds inherited, run in folder `dir`. */
+pid_t proc_start_in(char *const argv[], const char *dir);
 /* Non-blocking: true when the child has ended; *status as from waitpid. */
 bool proc_poll(pid_t pid, int *status);
 /* Kills the child's whole process group and reaps it. */

@@ -65,7 +65,7 @@ bool shared_object_build(const char *const *args, const char *lib, const char *w
     argv[a++] = (char *)"-o";
     argv[a++] = tmp;
     argv[a] = NULL;
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     pid_t pid = proc_start(argv, -1, fd, fd);
     if (fd >= 0) close(fd);
     int status = 0;

@@ -2,7 +2,15 @@
  * (results/<device>/report.svg and .png): the time of every verified
  * variant, grouped by its first parameter (and the `group` names the space
  * declares), the baselines as lines; below, the best found against measured
- * configurations for each shipped strategy, replayed on the same records. */
+ * configurations for each shipped strategy, replayed on the same records.
+ *
+ * Records, labels and folder names are not trusted in gnuplot's script
+ * (backquotes and system() run commands there): gnuplot runs inside a fresh
+ * folder beside the report, reads its data files and writes its pictures
+ * there under fixed names, every text in the script is single-quoted and
+ * plain, and the pictures are renamed into place (a symlink in their place
+ * is replaced, not followed). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +50,7 @@ static void group_of(space *s, json_t *cfg, char *out, size_t size) {
 /* landscape.dat: group index, jitter, ms; groups.dat: index, label. */
 static int write_landscape(space *s, json_t *recs, json_t *sizes, const char *dir, json_t *groups) {
     char *path = xasprintf("%s/landscape.dat", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "wx");
     free(path);
     if (!f) return 0;
     json_t *ranked = results_ranked(recs, sizes), *rec;
@@ -86,7 +94,7 @@ static bool write_curves(space *s, const options *o, json_t *all, json_t *sizes,
             break;
         }
         char *path = xasprintf("%s/curve_%s.dat", dir, STRATEGIES[k]);
-        FILE *f = fopen(path, "w");
+        FILE *f = fopen(path, "wx");
         free(path);
         json_t *pt;
         size_t i;
@@ -100,35 +108,35 @@ static bool write_curves(space *s, const options *o, json_t *all, json_t *sizes,
     return ok;
 }
 
+/* Text for a single-quoted gnuplot string: letters, digits and plain
+ * punctuation; anything else (quotes, backquotes, @, newlines) as '_'. */
 static char *gnuplot_string(const char *text) {
     strbuf b = {0};
-    for (const char *p = text; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            sb_printf(&b, "\\%c", *p);
-        else if ((unsigned char)*p >= 32 && *p != 127)
-            sb_printf(&b, "%c", *p);
-    }
+    for (const char *p = text ? text : ""; *p; p++)
+        sb_printf(&b, "%c", isalnum((unsigned char)*p) || strchr(" _.,:=+-/()x%#", *p) ? *p : '_');
     return sb_take(&b);
 }
 
-/* The gnuplot script: two panels, to SVG and PNG. */
-static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const char *dir,
-                    const char *out_base, double floor_ms, json_t *host) {
+/* The gnuplot script: two panels, to report.svg and report.png in the
+ * folder it runs in, from the data files there. */
+static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, double floor_ms,
+                    json_t *host) {
     strbuf b = {0};
     json_t *first = json_array_get(recs, 0);
     char *dev = gnuplot_string(
         json_string_value(json_object_get(json_object_get(first, "device"), "name")));
-    char *at = sizes_describe(sizes);
+    char *sizes_text = sizes_describe(sizes), *at = gnuplot_string(sizes_text);
+    free(sizes_text);
     for (int term = 0; term < 2; term++) {
-        sb_printf(&b, "%s\nset output \"%s.%s\"\n",
-                  term ? "set terminal pngcairo noenhanced size 1400,1100 font \",11\""
-                       : "set terminal svg noenhanced size 1400,1100 dynamic font \"sans,11\"",
-                  out_base, term ? "png" : "svg");
-        sb_printf(&b, "set multiplot layout 2,1 title \"bartune: %s on %s at %s\"\n", space_name(s),
+        sb_printf(&b, "%s\nset output '%s'\n",
+                  term ? "set terminal pngcairo noenhanced size 1400,1100 font ',11'"
+                       : "set terminal svg noenhanced size 1400,1100 dynamic font 'sans,11'",
+                  term ? "report.png" : "report.svg");
+        sb_printf(&b, "set multiplot layout 2,1 title 'bartune: %s on %s at %s'\n", space_name(s),
                   dev, at);
-        sb_printf(&b, "set title \"time of every verified variant (median ms), by kind; lines: the "
-                      "floor and the baselines\"\n"
-                      "set ylabel \"ms\"\nset logscale y\nset grid ytics\nset key outside right "
+        sb_printf(&b, "set title 'time of every verified variant (median ms), by kind; lines: the "
+                      "floor and the baselines'\n"
+                      "set ylabel 'ms'\nset logscale y\nset grid ytics\nset key outside right "
                       "top\nset xtics rotate by -30\n");
         sb_printf(&b, "set xtics (");
         const char *k;
@@ -136,25 +144,22 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const
         int n = 0;
         json_object_foreach(groups, k, v) {
             char *label = gnuplot_string(k);
-            sb_printf(&b, "%s\"%s\" %lld", n++ ? ", " : "", label,
+            sb_printf(&b, "%s'%s' %lld", n++ ? ", " : "", label,
                       (long long)json_integer_value(v));
             free(label);
         }
         sb_printf(&b, ")\nset xrange [-0.6:%.1f]\n", (double)json_object_size(groups) - 0.4);
-        sb_printf(&b,
-                  "plot \"%s/landscape.dat\" using ($1+$2):3 with points pt 7 ps 0.4 lc rgb "
-                  "\"#3060a0\" title \"variants\"",
-                  dir);
+        sb_printf(&b, "plot 'landscape.dat' using ($1+$2):3 with points pt 7 ps 0.4 lc rgb "
+                      "'#3060a0' title 'variants'");
         if (floor_ms > 0)
-            sb_printf(
-                &b, ", %.6f with lines lw 2 dt 2 lc rgb \"black\" title \"floor (bench) %.4f ms\"",
-                floor_ms, floor_ms);
+            sb_printf(&b, ", %.6f with lines lw 2 dt 2 lc rgb 'black' title 'floor (bench) %.4f ms'",
+                      floor_ms, floor_ms);
         json_t *h;
         size_t hi;
         json_array_foreach(host, hi, h) {
             char *label = gnuplot_string(json_string_value(json_object_get(h, "label")));
             double t = json_number_value(json_object_get(h, "median_ms"));
-            sb_printf(&b, ", %.6f with lines lw 2 dt 4 title \"%s (bench) %.4f ms\"", t, label, t);
+            sb_printf(&b, ", %.6f with lines lw 2 dt 4 title '%s (bench) %.4f ms'", t, label, t);
             free(label);
         }
         int count;
@@ -167,20 +172,20 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, const
             json_decref(part);
             if (!r) continue;
             char *label = gnuplot_string(named[i].label);
-            sb_printf(&b, ", %.6f with lines lw 1.5 title \"%s %.4f ms\"",
+            sb_printf(&b, ", %.6f with lines lw 1.5 title '%s %.4f ms'",
                       json_number_value(json_object_get(r, "median_ms")), label,
                       json_number_value(json_object_get(r, "median_ms")));
             free(label);
         }
         sb_printf(&b, "\nunset xtics\nset xtics\nset xrange [1:300]\nset logscale x\n"
-                      "set title \"best found against configurations measured (median over 30 "
-                      "seeds, replayed on these records)\"\n"
-                      "set xlabel \"measured configurations\"\nset ylabel \"%% above the best "
-                      "recorded (0 drawn at 0.01)\"\n");
+                      "set title 'best found against configurations measured (median over 30 "
+                      "seeds, replayed on these records)'\n"
+                      "set xlabel 'measured configurations'\nset ylabel '%% above the best "
+                      "recorded (0 drawn at 0.01)'\n");
         sb_printf(&b, "plot ");
         for (size_t i = 0; i < sizeof STRATEGIES / sizeof STRATEGIES[0]; i++)
-            sb_printf(&b, "%s\"%s/curve_%s.dat\" using 1:2 with steps lw 2 title \"%s\"",
-                      i ? ", " : "", dir, STRATEGIES[i], STRATEGIES[i]);
+            sb_printf(&b, "%s'curve_%s.dat' using 1:2 with steps lw 2 title '%s'", i ? ", " : "",
+                      STRATEGIES[i], STRATEGIES[i]);
         sb_printf(&b, "\nunset multiplot\nunset logscale\nunset xlabel\n");
     }
     free(dev);
@@ -234,40 +239,65 @@ static char *report_base(const char *out_dir, json_t *sizes, bool first) {
     return sb_take(&b);
 }
 
-/* One size tuple's report: data files in a temporary folder, then gnuplot. */
+/* The files gnuplot's folder holds, removed with it (no shell). */
+static void remove_work(const char *dir) {
+    const char *names[] = {"landscape.dat", "curve_ils.dat", "curve_ga.dat", "curve_random.dat",
+                           "curve_exhaustive.dat", "report.gp", "report.svg", "report.png"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *p = path_join(dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+    rmdir(dir);
+}
+
+/* gnuplot over report.gp in dir; the pictures renamed to base.svg/.png. */
+static bool draw(const char *dir, const char *base) {
+    char *argv[] = {(char *)"gnuplot", (char *)"report.gp", NULL};
+    pid_t pid = proc_start_in(argv, dir);
+    int st = 0;
+    while (pid > 0 && !proc_poll(pid, &st))
+        usleep(20000);
+    bool ok = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!ok) {
+        msg_error("gnuplot failed on %s/report.gp (install gnuplot-nox: .ci/install-deps does)",
+                  dir);
+        return false;
+    }
+    const char *ext[] = {"svg", "png"};
+    for (int i = 0; i < 2 && ok; i++) {
+        char *from = xasprintf("%s/report.%s", dir, ext[i]), *to = xasprintf("%s.%s", base, ext[i]);
+        ok = rename(from, to) == 0;
+        if (!ok) msg_error("cannot write %s: %s", to, strerror(errno));
+        free(from);
+        free(to);
+    }
+    return ok;
+}
+
+/* One size tuple's report: data files and the script in a fresh folder
+ * beside it, then gnuplot there. */
 static bool report_at(space *s, const options *o, json_t *recs, json_t *sizes, const char *out_dir,
                       const char *base) {
-    char tmpl[] = "/tmp/bartune-report-XXXXXX";
+    char *tmpl = path_join(out_dir, ".report-XXXXXX");
     char *dir = mkdtemp(tmpl);
+    if (!dir) msg_error("cannot make a folder in %s for the report: %s", out_dir, strerror(errno));
     json_t *groups = json_object();
     bool ok = dir && write_landscape(s, recs, sizes, dir, groups) > 0 &&
               write_curves(s, o, recs, sizes, dir);
     if (ok) {
         json_t *host;
         double floor_ms = saved_bench(s, out_dir, sizes, &host);
-        char *text = script(s, recs, sizes, groups, dir, base, floor_ms, host);
+        char *text = script(s, recs, sizes, groups, floor_ms, host);
         json_decref(host);
-        char *spath = xasprintf("%s/report.gp", dir);
-        ok = write_file_atomic(spath, text, strlen(text));
-        char *argv[] = {(char *)"gnuplot", spath, NULL};
-        pid_t pid = ok ? proc_start(argv, -1, -1, -1) : -1;
-        int st = 0;
-        while (pid > 0 && !proc_poll(pid, &st))
-            usleep(20000);
-        ok = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (!ok)
-            msg_error("gnuplot failed on %s (install gnuplot-nox: .ci/install-deps does)", spath);
-        else
-            fprintf(stderr, "bartune: wrote %s.svg and %s.png\n", base, base);
+        char *spath = path_join(dir, "report.gp");
+        ok = write_file_atomic(spath, text, strlen(text)) && draw(dir, base);
+        if (ok) fprintf(stderr, "bartune: wrote %s.svg and %s.png\n", base, base);
         free(text);
         free(spath);
     }
-    if (dir) {
-        char *cmd = xasprintf("rm -rf '%s'", dir);
-        if (system(cmd) != 0) {
-        }
-        free(cmd);
-    }
+    if (dir) remove_work(dir);
+    free(tmpl);
     json_decref(groups);
     return ok;
 }

@@ -36,7 +36,7 @@ bool runner_start_under(runner_client *r, const char *const *wrapper, const char
     r->len = 0;
     r->to = r->from = -1;
     r->failed = NULL;
-    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (logfd < 0 || !private_pipe(req)) {
         if (logfd >= 0) close(logfd);
         return false;

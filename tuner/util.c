@@ -127,7 +127,11 @@ char *read_file(const char *path, size_t *len) {
 
 bool write_file_atomic(const char *path, const char *data, size_t len) {
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* Written fresh, never through a link planted at either name: a stale
+     * tmp goes, O_EXCL | O_NOFOLLOW make it ours, rename replaces a link at
+     * `path` rather than writing where it points. */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     bool ok = fd >= 0;
     size_t done = 0;
     while (ok && done < len) {

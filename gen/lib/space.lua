@@ -432,19 +432,21 @@ end
 -- renders the space's host template instead (emitted headers only).
 function M.render(S, values, dev, extra, host)
   local c = config_of(S, values, dev)
+  local own = {} -- bartune's own texts (extern "C"): pasted as they are
   for k, v in pairs(extra or {}) do
     if v == "true" then v = true
     elseif v == "false" then v = false
-    elseif v:match("^%-?%d+$") then v = math.tointeger(tonumber(v)) end
+    elseif v:match("^%-?%d+$") then v = math.tointeger(tonumber(v))
+    else own[v] = true end
     c[k] = v
   end
   local optional = {}
   for _, p in ipairs(S.params) do optional[p.name] = true end
   if host then
     if not S.host then return "" end
-    return template.expand(S.host, c, M.read, optional)
+    return template.expand(S.host, c, M.read, optional, own)
   end
-  return template.expand(S.template, c, M.read, optional)
+  return template.expand(S.template, c, M.read, optional, own)
 end
 
 -- The launch geometry of a variant at a launch configuration: numbers for
