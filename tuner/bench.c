@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc.h"
 #include "commands.h"
 #include "compile.h"
 #include "gpu.h"
@@ -333,8 +334,9 @@ int cmd_bench(const options *o) {
                2 * c.mma_per_s * 1e-12);
     json_t *floors = json_array(), *host_libs = rc == EXIT_OK ? build_host(o, s, &comp) : NULL;
     for (size_t z = 0; rc == EXIT_OK && z < json_array_size(sizes); z++)
-        rc = bench_at(&g, &comp, recs, json_array_get(sizes, z), json_array_get(instances, z), &c,
-                      floors, host_libs);
+        rc = proc_interrupted ? EXIT_INTERRUPTED
+                              : bench_at(&g, &comp, recs, json_array_get(sizes, z),
+                                         json_array_get(instances, z), &c, floors, host_libs);
     if (rc == EXIT_OK) save_floors(o, s, &g, &c, floors);
     json_decref(floors);
     json_decref(host_libs);

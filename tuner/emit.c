@@ -5,6 +5,7 @@
  * picks at run time the variant of the current device tuned at the size
  * nearest to the call's. Every kernel is `static` and every host function
  * `inline`, so any number of translation units may include the header. */
+#include "proc.h"
 #include "emit.h"
 
 #include <ctype.h>
@@ -399,6 +400,10 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
     bool ok = true;
     size_t zi;
     json_array_foreach(all_sizes, zi, sizes) {
+        if (proc_interrupted) {
+            ok = false;
+            break;
+        }
         int older;
         json_t *best = best_current(s, recs, sizes, NULL, &older);
         if (older)

@@ -101,10 +101,15 @@ int cmd_compile(const options *o) {
                   .timeout = o->compile_timeout};
     compile_job *jobs = calloc((size_t)vs.count, sizeof *jobs);
     char **sources = calloc((size_t)vs.count, sizeof *sources);
+    size_t held = 0;
     if (!compiler_init(&c)) rc = EXIT_FAILURE_;
     for (int i = 0; i < vs.count && rc == EXIT_OK; i++) {
         char *err = NULL;
         sources[i] = render_for_cubin(s, &d, &vs.items[i].params, &err);
+        if (sources[i] && !sources_hold(&held, sources[i], &err)) {
+            free(sources[i]);
+            sources[i] = NULL;
+        }
         if (!sources[i]) {
             msg_error("%s", err);
             free(err);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc.h"
 #include "commands.h"
 #include "record.h"
 #include "results.h"
@@ -130,6 +131,7 @@ int cmd_replay(const options *o) {
     size_t i;
     int replayed = 0;
     json_array_foreach(all, i, sizes) {
+        if (proc_interrupted) rc = EXIT_INTERRUPTED;
         if (rc != EXIT_OK || !sizes_match(o, sizes)) continue;
         if (!replay_at(s, o, recs, sizes, text, chunkname)) rc = EXIT_INPUT;
         replayed++;

@@ -316,6 +316,10 @@ static bool report_file(space *s, const options *o, const char *path, const char
     size_t i;
     bool ok = true;
     json_array_foreach(all, i, sizes) {
+        if (proc_interrupted) {
+            ok = false;
+            break;
+        }
         char *base = report_base(out_dir, sizes, i == 0);
         ok = report_at(s, o, recs, sizes, out_dir, base) && ok;
         free(base);

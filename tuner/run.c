@@ -91,9 +91,14 @@ static int run_all(run_ctx *c, json_t *sizes, json_t *instances) {
  * results/ untouched. */
 static char **render_all(space *s, const device_info *dev, variant_set *vs) {
     char **sources = calloc((size_t)vs->count, sizeof *sources);
+    size_t held = 0;
     for (int i = 0; i < vs->count; i++) {
         char *err = NULL;
         sources[i] = render_for_cubin(s, dev, &vs->items[i].params, &err);
+        if (sources[i] && !sources_hold(&held, sources[i], &err)) {
+            free(sources[i]);
+            sources[i] = NULL;
+        }
         if (!sources[i]) {
             msg_error("%s", err);
             free(err);
@@ -174,7 +179,7 @@ static int run_key(run_ctx *c, json_t *sizes, json_t *instances) {
         for (int i = 0; c->n_lanes > 1 && i < c->n_lanes; i++)
             fprintf(stderr, "bartune: GPU %d measured %d%s\n", c->lanes[i]->g.ordinal,
                     c->lanes[i]->measured, c->lanes[i]->lost ? " (then lost its runner)" : "");
-        for (size_t z = 0; z < json_array_size(sizes); z++)
+        for (size_t z = 0; z < json_array_size(sizes) && !proc_interrupted; z++)
             print_summary(c->s, c->store.records, json_array_get(sizes, z), g0->dev.name);
         count_statuses(c->store.records);
         results_close(&c->store);
@@ -263,6 +268,9 @@ int cmd_run(const options *o) {
     free(lanes);
     free(taken);
     free(group);
+    /* Interrupted: bartune exits now; freeing the instances of a tune list
+     * of 10^5 sizes would take seconds. */
+    if (proc_interrupted) return EXIT_INTERRUPTED;
     json_decref(sizes);
     json_decref(instances);
     space_close(s);

@@ -347,6 +347,10 @@ static bool rendered(run_ctx *c, int vi) {
     if (c->sources[vi]) return true;
     char *err = NULL;
     c->sources[vi] = render_for_cubin(c->s, &c->lanes[0]->g.dev, &c->vs->items[vi].params, &err);
+    if (c->sources[vi] && !sources_hold(&c->held, c->sources[vi], &err)) {
+        free(c->sources[vi]);
+        c->sources[vi] = NULL;
+    }
     if (!c->sources[vi]) {
         msg_error("%s", err);
         free(err);

@@ -38,6 +38,7 @@ typedef struct {
     variant_set *vs;
     compile_job *jobs;
     char **sources; /* NULL where not rendered yet (run --strategy) */
+    size_t held;    /* bytes of sources rendered so far (sources_hold) */
     compiler *comp;
     compile_pool *pool;
     const char *nvcc_version;

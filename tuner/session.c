@@ -1,3 +1,4 @@
+#include "proc.h"
 #include "session.h"
 
 #include <stdlib.h>
@@ -74,7 +75,8 @@ json_t *session_sizes(space *s, const options *o, json_t **instances) {
     size_t i;
     json_array_foreach(given, i, sz) {
         char *err = NULL;
-        json_t *inst = space_instance(s, sz, &err);
+        json_t *inst = proc_interrupted ? NULL : space_instance(s, sz, &err);
+        if (!inst && proc_interrupted) return NULL; /* exiting: freeing 10^5 sizes takes seconds */
         if (!inst) {
             msg_error("%s", err);
             free(err);
@@ -170,6 +172,16 @@ char *render_for_cubin(space *s, const device_info *d, const config *params, cha
     free(desc);
     config_free(&extra);
     return src;
+}
+
+bool sources_hold(size_t *held, const char *src, char **err) {
+    static const size_t LIMIT = (size_t)2 << 30;
+    *held += strlen(src);
+    if (*held <= LIMIT) return true;
+    *err = xasprintf("the variants' sources would take more than %zu MiB at once: narrow the "
+                     "space with k=v, or search it with --strategy",
+                     LIMIT >> 20);
+    return false;
 }
 
 void text_hash(const char *text, char out[17]) {

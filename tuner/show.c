@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc.h"
 #include "commands.h"
 #include "record.h"
 #include "results.h"
@@ -105,7 +106,10 @@ static bool show_file(space *s, const char *path, const char *key) {
            dropped ? ", torn line dropped" : "");
     json_t *sizes = results_sizes(recs), *z;
     size_t i;
-    json_array_foreach(sizes, i, z) print_summary(s, recs, z, name ? name : "?");
+    json_array_foreach(sizes, i, z) {
+        if (proc_interrupted) break; /* a long list of sizes: Ctrl-C ends it */
+        print_summary(s, recs, z, name ? name : "?");
+    }
     count_statuses(recs);
     json_decref(sizes);
     json_decref(recs);

@@ -239,8 +239,26 @@ static int l_read_problem(lua_State *L) {
 /* A Lua value as JSON, read with raw access only (no metamethod runs): a
  * table with keys 1..n is an array, one with string keys an object.
  * Functions and other types are left out of objects and refused in arrays. */
-static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
+/* What C copies out of Lua is held to a limit as the script is: each value
+ * converted charges its bytes (and a node's overhead) against *budget. */
+enum { NODE_BYTES = 64 };
+static const size_t COPY_LIMIT = (size_t)1 << 29; /* per call: half a script's memory */
+static const size_t SOURCE_LIMIT = (size_t)1 << 24; /* one variant's source */
+
+static bool charge(size_t *budget, size_t bytes, char **err) {
+    if (bytes + NODE_BYTES <= *budget) {
+        *budget -= bytes + NODE_BYTES;
+        return true;
+    }
+    *err = xasprintf("more than %zu MiB of data for bartune to copy (a runaway table or string?)",
+                     COPY_LIMIT >> 20);
+    return false;
+}
+
+static json_t *to_json_in(lua_State *L, int idx, int depth, size_t *budget, char **err) {
     idx = lua_absindex(L, idx);
+    if (!charge(budget, lua_type(L, idx) == LUA_TSTRING ? lua_rawlen(L, idx) : 0, err))
+        return NULL;
     switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN:
         return json_boolean(lua_toboolean(L, idx));
@@ -274,7 +292,7 @@ static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
         json_t *a = json_array();
         for (lua_Unsigned i = 1; i <= n; i++) {
             lua_rawgeti(L, idx, (lua_Integer)i);
-            json_t *v = to_json(L, -1, depth + 1, err);
+            json_t *v = to_json_in(L, -1, depth + 1, budget, err);
             lua_pop(L, 1);
             if (!v) {
                 json_decref(a);
@@ -288,7 +306,7 @@ static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
     lua_pushnil(L);
     while (lua_next(L, idx)) { /* lua_next is raw */
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) != LUA_TFUNCTION) {
-            json_t *v = to_json(L, -1, depth + 1, err);
+            json_t *v = to_json_in(L, -1, depth + 1, budget, err);
             if (!v) {
                 lua_pop(L, 2);
                 json_decref(o);
@@ -299,6 +317,11 @@ static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
         lua_pop(L, 1);
     }
     return o;
+}
+
+static json_t *to_json(lua_State *L, int idx, int depth, char **err) {
+    size_t budget = COPY_LIMIT;
+    return to_json_in(L, idx, depth, &budget, err);
 }
 
 /* Calls M[fn](S, ...args pushed by the caller) and converts its first
@@ -710,6 +733,9 @@ bool space_variants(space *s, const device_info *dev, char **overrides, int n_ov
     json_t *list = rejected ? to_json(L, -2, 0, err) : NULL;
     lua_pop(L, 3);
     if (!list) {
+        char *e = *err;
+        *err = xasprintf("%s: its variants: %s", s->file, e);
+        free(e);
         json_decref(rejected);
         return false;
     }
@@ -743,10 +769,15 @@ char *space_render(space *s, const device_info *dev, const config *values, const
         lua_pop(L, 1);
         return NULL;
     }
-    size_t len;
+    size_t len = 0;
     const char *text = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-    char *src = text ? xstrdup(text) : NULL;
-    if (!src) *err = xasprintf("%s: the template expansion returned no text", s->file);
+    char *src = text && len <= SOURCE_LIMIT ? xstrdup(text) : NULL;
+    if (!text)
+        *err = xasprintf("%s: the template expansion returned no text", s->file);
+    else if (!src)
+        *err = xasprintf("%s: the template expanded to %zu MiB for one variant (at most %zu: a "
+                         "runaway loop in the template?)",
+                         s->file, len >> 20, SOURCE_LIMIT >> 20);
     lua_pop(L, 2);
     return src;
 }

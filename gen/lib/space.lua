@@ -14,6 +14,10 @@ local IDENT = "^[%a_][%w_]*$"
 -- written must be readable, so the same limit holds where they are declared.
 local MAX_NAME = 64
 local function plain_ident(s) return type(s) == "string" and #s <= MAX_NAME and s:match(IDENT) ~= nil end
+-- Labels and descriptions reach messages, reports and headers' comments:
+-- one printable line of at most this many characters.
+local MAX_LABEL = 200
+function M.plain_label(s) return type(s) == "string" and #s >= 1 and #s <= MAX_LABEL and not s:find("[%c\127]") end
 
 -- A parameter value is pasted into generated code, so it must be a plain
 -- integer or identifier, never arbitrary text.
@@ -97,8 +101,8 @@ function M.load(text, chunkname, read, read_problem)
   end
   local function config_table(what)
     return function(label, cfg)
-      if type(label) ~= "string" or type(cfg) ~= "table" then
-        error(what .. " needs a label and a table of parameter values", 2)
+      if not M.plain_label(label) or type(cfg) ~= "table" then
+        error(what .. " needs a label (printable, at most " .. MAX_LABEL .. " characters) and a table of parameter values", 2)
       end
       local copy = {}
       for k, v in pairs(cfg) do copy[k] = check_value(v, what .. " '" .. label .. "' " .. tostring(k), 2) end
@@ -150,8 +154,8 @@ function M.load(text, chunkname, read, read_problem)
       S.derives[#S.derives + 1] = fn
     end,
     constraint = function(desc, fn)
-      if type(desc) ~= "string" or type(fn) ~= "function" then
-        error("constraint() needs a description and a function(c, dev)", 2)
+      if not M.plain_label(desc) or type(fn) ~= "function" then
+        error("constraint() needs a description (printable, at most " .. MAX_LABEL .. " characters) and a function(c, dev)", 2)
       end
       S.constraints[#S.constraints + 1] = { desc = desc, fn = fn }
     end,
