@@ -37,6 +37,21 @@ local function new_rng(seed)
   return rng
 end
 
+-- Read-only views of bartune's tables, made once per space: a strategy
+-- reads candidates, their values and the params through them and cannot
+-- write into them (strategies get no rawset, and the metatable is hidden),
+-- so nothing of one seed's search reaches the next, nor bartune's copy.
+local REAL = setmetatable({}, { __mode = "k" })
+local function ro_write() error("the space a strategy sees is read-only: keep state in tables of its own", 2) end
+local function ro_len(p) return #REAL[p] end
+local function ro_pairs(p) return next, REAL[p], nil end
+local function readonly(t)
+  local p = setmetatable({}, { __index = t, __newindex = ro_write, __len = ro_len, __pairs = ro_pairs,
+    __metatable = false })
+  REAL[p] = t
+  return p
+end
+
 -- "a=1 b=x": every name of a config, sorted, as the records' key.
 function M.describe(values)
   local names = {}
@@ -62,16 +77,26 @@ function M.candidates(S, dev, overrides)
       local values = {}
       for k, x in pairs(base) do values[k] = x end
       for _, lv in ipairs(combo) do values[lv[1]] = lv[2] end
-      out[#out + 1] = { id = #out + 1, values = values, key = table.concat(key, " "), desc = M.describe(values) }
+      out[#out + 1] = readonly({ id = #out + 1, values = readonly(values), key = table.concat(key, " "),
+        desc = M.describe(values) })
     end
   end
-  return out, params
+  for i, p in ipairs(params) do params[i] = readonly({ name = p.name, values = readonly(p.values) }) end
+  return readonly(out), readonly(params)
 end
 
--- The view of the space a strategy gets, with neighbours by one value.
-local function space_view(cands, params)
+-- The candidates by their canonical description (made once, like them).
+local function index_of(cands)
   local by_desc = {}
   for _, c in ipairs(cands) do by_desc[c.desc] = c end
+  return by_desc
+end
+
+-- The view of the space a strategy gets, with neighbours by one value: a
+-- fresh one for every search (every seed of a replay), over the read-only
+-- candidates.
+local function space_view(cands, params, by_desc)
+  by_desc = by_desc or index_of(cands)
   local view = { candidates = cands, params = params }
   -- The candidate with exactly these values, or nil (not valid in the space).
   function view.find(values) return by_desc[M.describe(values)] end
@@ -112,6 +137,7 @@ end
 -- Loads a strategy's text in the sandbox; returns its table.
 function M.load_strategy(text, chunkname)
   local env = space_lib.sandbox({})
+  env.rawset = nil -- it would write into the read-only views
   local chunk, err = load(text, chunkname, "t", env)
   if not chunk then error(err, 0) end
   local st = chunk()
@@ -178,7 +204,7 @@ end
 -- number of candidates and of ok ones.
 function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
   local cands, params = M.candidates(S, dev)
-  local view = space_view(cands, params)
+  local by_desc = index_of(cands)
   local best, ok = nil, 0
   for _, c in ipairs(cands) do
     local r = landscape[c.desc]
@@ -189,8 +215,9 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
   end
   if not best then error("the records hold no ok measurement of this space's candidates", 0) end
   local runs = {}
-  for seed = 1, seeds do
-    runs[#runs + 1] = replay_one(st_text, chunkname, view, landscape, best, budget, seed)
+  for seed = 1, seeds do -- each seed its own strategy state and view: independent searches
+    runs[#runs + 1] = replay_one(st_text, chunkname, space_view(cands, params, by_desc), landscape, best,
+      budget, seed)
   end
   -- the median over seeds of best-so-far after each measured configuration
   -- (a seed with nothing verified yet counts as infinitely far)
