@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The accuracy test never rejects a correct kernel (issue 17, class 1): the
+# sgemm barrier and producer kinds (one tile shape) at every shape of the
+# problem's tune list all verify, within the problem's accuracy; the
+# worst RMS and maximum error (in units of an honest fp32 evaluation's)
+# are printed. Its faults (TF32, a relative 1e-4) are gpu_faults'.
+. "$(dirname "$0")/lib.sh" "$@"
+skip_without_gpu
+"$bartune" run gen/sgemm.lua bm=128 bn=128 bk=16 tm=8 tn=8 stages=3 a_layout=m pad=4 raster=row \
+    min_blocks=1 split=1 producer_warps=2 --reps 10 --timeout 5 --no-emit --results "$tmp/r" \
+    --kernels "$tmp/k" >"$tmp/out" 2>&1 || fail "run failed: $(tail -5 "$tmp/out")"
+f=$(ls "$tmp"/r/*/sgemm.jsonl)
+n=$(grep -c '"status":"ok"' "$f")
+bad=$(grep -v '"status":"ok"' "$f" | head -3 | cut -c1-400)
+[ -z "$bad" ] || fail "correct sgemm kernels rejected: $bad"
+[ "$n" = 72 ] || fail "expected 9 kinds x 8 shapes = 72 ok records, got $n"
+rms=$(grep -o '"error_rms":[0-9.e+-]*' "$f" | cut -d: -f2 | sort -g | tail -1)
+max=$(grep -o '"error_max":[0-9.e+-]*' "$f" | cut -d: -f2 | sort -g | tail -1)
+echo "72 of 72 sgemm kind-and-shape measurements verified; worst error_rms $rms (limit 1.5), error_max $max (limit 32)"
