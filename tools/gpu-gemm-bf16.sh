@@ -12,14 +12,7 @@
 set -u
 phases=${1:-"kinds bench faults header sass"}
 BUDGET=${BUDGET:-60}
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-log() { echo "== $* ($(date +%T))"; }
-. .deps/unpack-debs.sh >/dev/null 2>&1
-log build
-cmake -S . -B build -G Ninja >"$out/build.log" 2>&1 && cmake --build build >>"$out/build.log" 2>&1 ||
-    { tail -30 "$out/build.log"; exit 1; }
-b=./build/bartune
+. "$(dirname "$0")/gpu-build.sh"
 sz4="--size M=4096 --size N=4096 --size K=4096"
 log smoke
 $b run gen/gemm_bf16.lua --size M=1000 --size N=520 --size K=296 --timeout 3 --no-emit --results /tmp/smoke \

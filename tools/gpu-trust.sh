@@ -12,14 +12,7 @@
 # the worst error_rms / error_max per shape (limits: the problem's accuracy).
 set -u
 phases=${1:-"faults sgemm gemm"}
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-log() { echo "== $* ($(date +%T))"; }
-. .deps/unpack-debs.sh >/dev/null 2>&1
-log build
-cmake -S . -B build -G Ninja >"$out/build.log" 2>&1 && cmake --build build >>"$out/build.log" 2>&1 ||
-    { tail -30 "$out/build.log"; exit 1; }
-b=./build/bartune
+. "$(dirname "$0")/gpu-build.sh"
 rm -rf /tmp/acc-sgemm /tmp/acc-gemm
 # status, then worst error_rms and error_max over the ok records, per shape
 summary() {
