@@ -53,10 +53,24 @@ static void sweep_partial_outputs(const char *dir) {
     if (d) closedir(d);
 }
 
+/* `nvcc --version`'s output, read through a pipe (no shell: --nvcc is a
+ * path, never a command line); NULL if it could not run. */
+static FILE *version_output(const char *nvcc, pid_t *pid) {
+    int fds[2];
+    if (pipe(fds) != 0) return NULL;
+    char *argv[] = {(char *)nvcc, (char *)"--version", NULL};
+    *pid = proc_start(argv, -1, fds[1], fds[1]);
+    close(fds[1]);
+    if (*pid < 0) {
+        close(fds[0]);
+        return NULL;
+    }
+    return fdopen(fds[0], "r");
+}
+
 bool compiler_init(compiler *c) {
-    char *cmd = xasprintf("'%s' --version 2>&1", c->nvcc);
-    FILE *p = popen(cmd, "r");
-    free(cmd);
+    pid_t pid = -1;
+    FILE *p = version_output(c->nvcc, &pid);
     char line[256], *version = NULL;
     while (p && fgets(line, sizeof line, p)) {
         char *r = strstr(line, "release ");
@@ -67,7 +81,10 @@ bool compiler_init(compiler *c) {
             version = xstrdup(v);
         }
     }
-    if (p) pclose(p);
+    if (p) fclose(p);
+    int st;
+    while (pid > 0 && !proc_poll(pid, &st))
+        usleep(1000);
     if (!version) {
         msg_error("cannot run nvcc (%s --version); install the CUDA toolkit or pass --nvcc PATH",
                   c->nvcc);
