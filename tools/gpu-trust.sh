@@ -8,6 +8,9 @@
 #           at every shape of its tune list but 8192^3 (its reference alone
 #           takes a minute)
 #   gpu     ctest -L gpu
+#   bench   the committed bests of sgemm and gemm_bf16 at 4096^3 through the
+#           runner's checks as they are now, beside cuBLAS (the results
+#           files are copied first, so the saved bench figures stay as they are)
 # Logs go under $OUT; each accuracy phase ends with a table of status and
 # the worst error_rms / error_max per shape (limits: the problem's accuracy).
 set -u
@@ -52,6 +55,12 @@ for p in $phases; do
           summary /tmp/acc-gemm/*/gemm_bf16.jsonl ;;
     gpu) (cd build && ctest -L gpu -j3 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
+    bench) rm -rf /tmp/bench-r && cp -r results /tmp/bench-r
+           for sp in sgemm gemm_bf16; do
+               timeout 280 $b bench gen/$sp.lua --size M=4096 --size N=4096 --size K=4096 \
+                   --results /tmp/bench-r >"$out/bench-$sp.log" 2>&1
+               echo "bench $sp rc=$?"; grep -vE "^$|^\[" "$out/bench-$sp.log" | cut -c1-160 | tail -14
+           done ;;
     esac
 done
 cp build/variants/runner.log "$out/" 2>/dev/null
