@@ -233,12 +233,32 @@ local function applies(S, p, c)
   return res and true or false
 end
 
+-- Derived values reach templates, which paste them into kernels: text in
+-- them (in tables too) is names, numbers and the separators , = . + - and
+-- space, so nothing C++ could read as code of its own (a quote, bracket,
+-- semicolon, comment, backslash or newline) comes in through a value. The
+-- template's own text is its own.
+local PLAIN, MAX_TEXT = "^[%w_ ,=.+-]*$", 4096
+local function check_derived(S, c, k, v, depth)
+  if type(v) == "string" and (#v > MAX_TEXT or not v:match(PLAIN)) then
+    error(string.format("%s: derive() set c.%s to text C++ could read as code ('%s'): derived text is pasted into kernels; give names, numbers and the separators , = . + - and space (variant %s)",
+      S.file, k, (v:sub(1, 60):gsub("[^%w_ ,=.+-]", "?")), describe(c, S)), 0)
+  elseif type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then
+    error(S.file .. ": derive() set c." .. k .. " to " .. tostring(v) .. " (variant " .. describe(c, S) .. ")", 0)
+  elseif type(v) == "table" and depth < 4 then
+    for kk, vv in pairs(v) do check_derived(S, c, k .. "." .. tostring(kk), vv, depth + 1) end
+  end
+end
+
 -- Runs the derive functions and the constraints on config c (a table of
 -- parameter values). Returns true, or false and the failed constraint.
 local function evaluate(S, c, dev)
   for _, fn in ipairs(S.derives) do
     local ok, err = pcall(fn, c, dev)
     if not ok then error(tostring(err) .. "\n  (in derive() for variant " .. describe(c, S) .. ")", 0) end
+  end
+  for k, v in pairs(c) do
+    if not S.byname[k] then check_derived(S, c, k, v, 0) end
   end
   for _, k in ipairs({ "threads", "smem_bytes" }) do
     local v = rawget(c, k)
@@ -436,21 +456,19 @@ end
 -- renders the space's host template instead (emitted headers only).
 function M.render(S, values, dev, extra, host)
   local c = config_of(S, values, dev)
-  local own = {} -- bartune's own texts (extern "C"): pasted as they are
   for k, v in pairs(extra or {}) do
     if v == "true" then v = true
     elseif v == "false" then v = false
-    elseif v:match("^%-?%d+$") then v = math.tointeger(tonumber(v))
-    else own[v] = true end
+    elseif v:match("^%-?%d+$") then v = math.tointeger(tonumber(v)) end
     c[k] = v
   end
   local optional = {}
   for _, p in ipairs(S.params) do optional[p.name] = true end
   if host then
     if not S.host then return "" end
-    return template.expand(S.host, c, M.read, optional, own)
+    return template.expand(S.host, c, M.read, optional)
   end
-  return template.expand(S.template, c, M.read, optional, own)
+  return template.expand(S.template, c, M.read, optional)
 end
 
 -- The launch geometry of a variant at a launch configuration: numbers for

@@ -60,34 +60,19 @@ function M.compile(text, name)
   return table.concat(code, "\n")
 end
 
--- A value pasted into source: integers print without ".0", nil is an
--- error, and text only if it is names, numbers and plain separators (no
--- quote, bracket, brace, semicolon, comment, backslash or newline: nothing
--- C++ could read as code of its own), or one of bartune's own texts.
-local PLAIN = "^[%w_ ,=.+-]*$"
-local MAX_PASTE = 4096
-local function stringifier(own)
-  return function(v)
-    if v == nil then error("template expression is nil", 2) end
-    if math.type(v) == "integer" then return string.format("%d", v) end
-    if type(v) == "number" then
-      if v ~= v or v == math.huge or v == -math.huge then error("template pastes " .. tostring(v), 2) end
-      return string.format("%.9g", v)
-    end
-    if type(v) == "boolean" then return tostring(v) end
-    if type(v) ~= "string" then error("template pastes a " .. type(v) .. "; paste numbers and names", 2) end
-    if own[v] or (#v <= MAX_PASTE and v:match(PLAIN)) then return v end
-    error("template pastes text with characters C++ could read as code ('" ..
-      v:sub(1, 60):gsub("[^%w_ ,=.+-]", "?") .. "'): only numbers, names and the separators , = . + - and space are pasted; write other text in the template itself", 2)
-  end
+-- A value pasted into source: integers print without ".0", nil is an error.
+local function stringify(v)
+  if v == nil then error("template expression is nil", 2) end
+  if math.type(v) == "integer" then return string.format("%d", v) end
+  if type(v) == "number" then return string.format("%.9g", v) end
+  return tostring(v)
 end
 
 -- Expands template `name` with the values of `vars`. `read` returns the text
 -- of a template by name. Unknown names are errors, not empty strings; names
 -- in `optional` (parameters that do not apply to this variant) read as nil.
-function M.expand(name, vars, read, optional, own)
+function M.expand(name, vars, read, optional)
   local out, cache = {}, {}
-  local stringify = stringifier(own or {})
   local env
   local function run(tname)
     local fn = cache[tname]

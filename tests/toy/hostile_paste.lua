@@ -1,5 +1,5 @@
--- A derived value with C++ in it, pasted by the template: refused where it
--- is pasted (tests/cases/hostile_paste.case); plain text pastes.
+-- A derived value with C++ in it, for the template to paste: refused where
+-- derive() sets it (tests/cases/hostile_paste.case); plain text pastes.
 space { name = "hostile_paste", template = "paste.cu", problem = "axpy2d" }
 param("kind", { "plain", "code" })
 derive(function(c)
