@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Kills bartune run (SIGKILL) or its runner at random moments, KILLS times;
 # after each kill the results file parses, nothing recorded is lost and no
-# measurement is recorded twice; a last run completes every measurement.
+# measurement is recorded twice; a last run completes every measurement. A
+# run may end before its kill only by having measured everything (exit 0):
+# how many kills land depends on the machine's speed, so at least 5 must.
 # Usage: kill_resume.sh BARTUNE ROOT RUNNER [KILLS] (RUNNER: fake_runner.sh
 # in CI, the real bartune-runner on a GPU machine: exit 77 without a GPU).
 set -u
@@ -25,7 +27,7 @@ args="${args_extra:-} --reject 0 --size n=$n --runner $runner --results $tmp/r -
 # Compile first, so that kills land in measuring as well as compiling.
 "$bartune" compile gen/pipeline.lua $sel --cache "$tmp/c" >/dev/null 2>&1
 total=$("$bartune" list gen/pipeline.lua $sel | tail -1 | sed -n 's/.*, \([0-9]*\) launch configurations in all/\1/p')
-before=0 killed_tuner=0 killed_runner=0
+before=0 killed_tuner=0 killed_runner=0 ended=0
 for i in $(seq 1 "$kills"); do
     "$bartune" run gen/pipeline.lua $args $sel >/dev/null 2>"$tmp/err.$i" &
     pid=$!
@@ -35,8 +37,15 @@ for i in $(seq 1 "$kills"); do
         kill -9 "$child" 2>/dev/null && killed_runner=$((killed_runner + 1))
         sleep 0.3
     fi
-    kill -9 "$pid" 2>/dev/null && killed_tuner=$((killed_tuner + 1))
-    wait "$pid" 2>/dev/null
+    if kill -9 "$pid" 2>/dev/null; then
+        killed_tuner=$((killed_tuner + 1))
+        wait "$pid" 2>/dev/null
+    else # it ended first: only by measuring all that was left
+        wait "$pid"
+        rc=$?
+        ended=$((ended + 1))
+        [ "$rc" = 0 ] || { echo "run $i ended by itself with exit $rc: $(tail -3 "$tmp/err.$i")"; exit 1; }
+    fi
     file=$(ls "$tmp"/r/*/pipeline.jsonl 2>/dev/null | head -1)
     now=$(records_ok "${file:-/nonexistent}") || exit 1
     [ "$now" -ge "$before" ] || { echo "kill $i: records went from $before to $now"; exit 1; }
@@ -46,5 +55,5 @@ done
 file=$(ls "$tmp"/r/*/pipeline.jsonl)
 final=$(records_ok "$file") || exit 1
 [ "$final" = "$total" ] || { echo "expected $total records after the last run, found $final"; exit 1; }
-[ "$killed_tuner" -ge 20 ] || { echo "only $killed_tuner kills landed; runs ended too soon"; exit 1; }
-echo "killed bartune $killed_tuner times and its runner $killed_runner times; $final of $total measurements recorded once each"
+[ "$killed_tuner" -ge 5 ] || { echo "only $killed_tuner kills landed: the runs were too short to test"; exit 1; }
+echo "killed bartune $killed_tuner times and its runner $killed_runner times ($ended runs ended first, having measured everything); $final of $total measurements recorded once each"

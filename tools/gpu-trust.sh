@@ -8,6 +8,7 @@
 #           at every shape of its tune list but 8192^3 (its reference alone
 #           takes a minute)
 #   gpu     ctest -L gpu
+#   only    ctest -R "$ONLY" (GPU tests by name, after a fix)
 #   bench   the committed bests of sgemm and gemm_bf16 at 4096^3 through the
 #           runner's checks as they are now, beside cuBLAS (the results
 #           files are copied first, so the saved bench figures stay as they are)
@@ -55,6 +56,8 @@ for p in $phases; do
           summary /tmp/acc-gemm/*/gemm_bf16.jsonl ;;
     gpu) (cd build && ctest -L gpu -j3 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
+    only) (cd build && ctest -R "${ONLY:-gpu_}" --output-on-failure) >"$out/ctest-only.log" 2>&1
+          grep -vE "^ *Start|^Test project" "$out/ctest-only.log" | tail -12 ;;
     bench) rm -rf /tmp/bench-r && cp -r results /tmp/bench-r
            for sp in sgemm gemm_bf16; do
                timeout 280 $b bench gen/$sp.lua --size M=4096 --size N=4096 --size K=4096 \
