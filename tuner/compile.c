@@ -83,8 +83,7 @@ bool compiler_init(compiler *c) {
     }
     if (p) fclose(p);
     int st;
-    while (pid > 0 && !proc_poll(pid, &st))
-        usleep(1000);
+    if (pid > 0) proc_wait(pid, &st);
     if (!version) {
         msg_error("cannot run nvcc (%s --version); install the CUDA toolkit or pass --nvcc PATH",
                   c->nvcc);

@@ -126,6 +126,17 @@ bool proc_poll(pid_t pid, int *status) {
     return false;
 }
 
+bool proc_wait(pid_t pid, int *status) {
+    while (!proc_poll(pid, status)) {
+        if (proc_interrupted) {
+            proc_kill(pid);
+            return false;
+        }
+        usleep(5000);
+    }
+    return true;
+}
+
 void proc_kill(pid_t pid) {
     if (pid <= 0) return;
     killpg(pid, SIGKILL);

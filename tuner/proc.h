@@ -16,6 +16,9 @@ pid_t proc_start_fds(char *const argv[], const int *fds, int n);
 pid_t proc_start_in(char *const argv[], const char *dir);
 /* Non-blocking: true when the child has ended; *status as from waitpid. */
 bool proc_poll(pid_t pid, int *status);
+/* Waits for the child; true with *status when it ended, false (the child
+ * killed) when bartune is interrupted first: Ctrl-C never waits on a tool. */
+bool proc_wait(pid_t pid, int *status);
 /* Kills the child's whole process group and reaps it. */
 void proc_kill(pid_t pid);
 /* Kills every child still running (Ctrl-C, fatal errors). */

@@ -256,9 +256,7 @@ static bool draw(const char *dir, const char *base) {
     char *argv[] = {(char *)"gnuplot", (char *)"report.gp", NULL};
     pid_t pid = proc_start_in(argv, dir);
     int st = 0;
-    while (pid > 0 && !proc_poll(pid, &st))
-        usleep(20000);
-    bool ok = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    bool ok = pid > 0 && proc_wait(pid, &st) && WIFEXITED(st) && WEXITSTATUS(st) == 0;
     if (!ok) {
         msg_error("gnuplot failed on %s/report.gp (install gnuplot-nox: .ci/install-deps does)",
                   dir);
