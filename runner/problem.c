@@ -257,8 +257,8 @@ static bool read_buffers(rproblem *p, json_t *list, char **why) {
             if (p->acc_rms > 0) ok = ok && (b->scale[set] = calloc(b->length, sizeof(double)));
         }
         if (!ok) {
-            *why = xasprintf("out of host memory for buffer '%s' (%zu bytes, twice)", b->name,
-                             bytes);
+            *why =
+                xasprintf("out of host memory for buffer '%s' (%zu bytes, twice)", b->name, bytes);
             return false;
         }
     }
@@ -334,10 +334,15 @@ static bt_problem *make_view(rproblem *p, json_t *req, int set) {
     v->buffers = calloc((size_t)p->n_bufs, sizeof *v->buffers);
     for (int i = 0; i < p->n_bufs; i++) {
         rbuf *b = &p->bufs[i];
-        v->buffers[i] = (bt_buffer){
-            b->name,   b->type,         b->role == ROLE_IN ? "in" : b->role == ROLE_OUT ? "out" : "inout",
-            b->length, b->host[set],    b->expect[set],
-            b->bound[set], b->scale[set]};
+        v->buffers[i] =
+            (bt_buffer){b->name,
+                        b->type,
+                        b->role == ROLE_IN ? "in" : b->role == ROLE_OUT ? "out" : "inout",
+                        b->length,
+                        b->host[set],
+                        b->expect[set],
+                        b->bound[set],
+                        b->scale[set]};
     }
     return v;
 }

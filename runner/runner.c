@@ -45,8 +45,8 @@ static struct {
     int sms, devices;
     bool have_problem;
     rproblem prob;
-    CUdeviceptr scratch; /* checksums */
-    unsigned long long key; /* the checksums' secret, drawn at start */
+    CUdeviceptr scratch;         /* checksums */
+    unsigned long long key;      /* the checksums' secret, drawn at start */
     double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
     CUfunction check_exact, check_bound, checksum, copy, fma_peak;
     CUfunction mma_peak; /* NULL where the GPU is not 9.0 (sm_90a code) */
@@ -240,9 +240,14 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison, int set) 
         CUdeviceptr s = dslot(st, launch, 3 * i), lo = b->base, hi = b->data + b->length * b->elem;
         if (b->role != ROLE_IN) {
             if (R.prob.bound_rule) {
-                void *args[] = {&b->data,         &b->d_expect[set], &b->d_bound[set],
-                                &b->d_scale[set], &n,                &width,
-                                &poison,          &s};
+                void *args[] = {&b->data,
+                                &b->d_expect[set],
+                                &b->d_bound[set],
+                                &b->d_scale[set],
+                                &n,
+                                &width,
+                                &poison,
+                                &s};
                 r = drv.cuLaunchKernel(R.check_bound, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
             } else {
                 void *args[] = {&b->data, &b->d_expect[set], &n, &width, &fp, &poison, &s};
@@ -289,8 +294,8 @@ static const char *damage(void) {
                            "runner's saved copy of", b, what);
             found |= !kept(b->d_expect[set], b->expect[set], eb, b->sum_expect[set],
                            "reference copy of", b, what);
-            found |= !kept(b->d_bound[set], b->bound[set], db, b->sum_bound[set],
-                           "error bounds of", b, what);
+            found |= !kept(b->d_bound[set], b->bound[set], db, b->sum_bound[set], "error bounds of",
+                           b, what);
             found |= !kept(b->d_scale[set], b->scale[set], db, b->sum_scale[set],
                            "expected errors of", b, what);
         }
@@ -414,10 +419,12 @@ static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes)
         fail_cuda("runtime_error", "the launch on new inputs after the timed ones", r);
         return false;
     }
-    bool ok = read_checks(st, li, "the launch on new input values after the timed ones (does "
-                                  "the kernel replay an answer kept from earlier launches?)",
+    bool ok = read_checks(st, li,
+                          "the launch on new input values after the timed ones (does "
+                          "the kernel replay an answer kept from earlier launches?)",
                           0, 1);
-    if ((r = prepare(POISON[0], 0)) != CUDA_SUCCESS || (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS) {
+    if ((r = prepare(POISON[0], 0)) != CUDA_SUCCESS ||
+        (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS) {
         if (ok) fail_cuda("runtime_error", "restoring the inputs", r);
         return false;
     }

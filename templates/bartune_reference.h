@@ -23,8 +23,8 @@
  * (the bound alone grows like K where honest errors grow like sqrt(K), so
  * it cannot tell TF32 from fp32). The reference is called twice, once for
  * each of two input sets (the second is what one launch after the timed
- * ones sees). Return 0, or nonzero after writing a message into `error`. The results are cached on disk per
- * (problem, sizes, seed, reference), so a restarted runner reuses them. */
+ * ones sees). Return 0, or nonzero after writing a message into `error`. The results are cached on
+ * disk per (problem, sizes, seed, reference), so a restarted runner reuses them. */
 #ifndef BARTUNE_REFERENCE_H
 #define BARTUNE_REFERENCE_H
 

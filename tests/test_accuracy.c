@@ -11,8 +11,8 @@
  *   test_accuracy gemm_bf16 gen/problems/gemm_bf16.lua
  */
 #include <fenv.h>
-#include <stdbool.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,20 +57,35 @@ static uint16_t to_bf16(float f) { /* nearest even */
     uint32_t u = bits(f);
     return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
-static float bf16f(uint16_t h) { return from_bits((uint32_t)h << 16); }
+static float bf16f(uint16_t h) {
+    return from_bits((uint32_t)h << 16);
+}
 static float tf32(float f) { /* 10 explicit mantissa bits, nearest */
     uint32_t u = bits(f);
     return from_bits((u + 0xfffu + ((u >> 13) & 1u)) & ~0x1fffu);
 }
 
 typedef enum {
-    IN_K, REVERSED, UNFUSED, KTILES, SPLIT8, PAIRWISE, TRUNCATING, LONG_DOUBLE, HONEST,
-    TF32 = HONEST, REL_1E3, REL_1E5, TRUNCATED_C, ORDERS
+    IN_K,
+    REVERSED,
+    UNFUSED,
+    KTILES,
+    SPLIT8,
+    PAIRWISE,
+    TRUNCATING,
+    LONG_DOUBLE,
+    HONEST,
+    TF32 = HONEST,
+    REL_1E3,
+    REL_1E5,
+    TRUNCATED_C,
+    ORDERS
 } order;
 static const char *NAMES[ORDERS] = {
-    "fp32 fma in k", "fp32 fma reversed", "fp32 multiply then add", "k-tiles of 32 summed",
-    "split-K 8", "pairwise", "truncating adds", "long double", "TF32 inputs",
-    "relative error 1e-3", "relative error 1e-5", "C truncated to bf16"};
+    "fp32 fma in k",        "fp32 fma reversed",   "fp32 multiply then add",
+    "k-tiles of 32 summed", "split-K 8",           "pairwise",
+    "truncating adds",      "long double",         "TF32 inputs",
+    "relative error 1e-3",  "relative error 1e-5", "C truncated to bf16"};
 /* bf16 inputs are exact in TF32, and a relative 1e-5 is far below C's
  * rounding: for gemm_bf16 the relative error tried is one bf16 ulp. */
 static const float BF16_REL = 1.0f / 256;
@@ -85,7 +100,8 @@ static float prod(int i, int j, int k, bool t32) {
 
 /* Sum of k in [k0, k1) in fp32, in k, with fma. */
 static float run(int i, int j, int k0, int k1, float s) {
-    for (int k = k0; k < k1; k++) s = fmaf(a[i * K + k], b[k * N + j], s);
+    for (int k = k0; k < k1; k++)
+        s = fmaf(a[i * K + k], b[k * N + j], s);
     return s;
 }
 
@@ -101,16 +117,20 @@ static double evaluate(order o, int i, int j, bool bf16_out) {
     float s = 0;
     switch (o) {
     case REVERSED:
-        for (int k = K - 1; k >= 0; k--) s = fmaf(a[i * K + k], b[k * N + j], s);
+        for (int k = K - 1; k >= 0; k--)
+            s = fmaf(a[i * K + k], b[k * N + j], s);
         break;
     case UNFUSED:
-        for (int k = 0; k < K; k++) s += prod(i, j, k, false);
+        for (int k = 0; k < K; k++)
+            s += prod(i, j, k, false);
         break;
     case KTILES:
-        for (int k0 = 0; k0 < K; k0 += 32) s += run(i, j, k0, k0 + 32 < K ? k0 + 32 : K, 0);
+        for (int k0 = 0; k0 < K; k0 += 32)
+            s += run(i, j, k0, k0 + 32 < K ? k0 + 32 : K, 0);
         break;
     case SPLIT8:
-        for (int p = 0; p < 8; p++) s += run(i, j, K * p / 8, K * (p + 1) / 8, 0);
+        for (int p = 0; p < 8; p++)
+            s += run(i, j, K * p / 8, K * (p + 1) / 8, 0);
         break;
     case PAIRWISE:
         s = pairwise(i, j, 0, K);
@@ -122,12 +142,14 @@ static double evaluate(order o, int i, int j, bool bf16_out) {
         break;
     case LONG_DOUBLE: {
         long double x = 0;
-        for (int k = 0; k < K; k++) x += (long double)a[i * K + k] * b[k * N + j];
+        for (int k = 0; k < K; k++)
+            x += (long double)a[i * K + k] * b[k * N + j];
         s = (float)x;
         break;
     }
     case TF32:
-        for (int k = 0; k < K; k++) s += prod(i, j, k, true);
+        for (int k = 0; k < K; k++)
+            s += prod(i, j, k, true);
         break;
     default:
         s = run(i, j, 0, K, 0);
@@ -162,23 +184,31 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
     c = malloc(sizeof(float) * M * N);
     uint16_t *ha = malloc(2 * (size_t)M * (size_t)K), *hb = malloc(2 * (size_t)K * N),
              *hc = malloc(2 * M * N);
-    float *fa = malloc(4 * (size_t)M * (size_t)K), *fb = malloc(4 * (size_t)K * N), *fc = malloc(4 * M * N);
+    float *fa = malloc(4 * (size_t)M * (size_t)K), *fb = malloc(4 * (size_t)K * N),
+          *fc = malloc(4 * M * N);
     double *expect = malloc(8 * M * N), *bound = malloc(8 * M * N), *scale = malloc(8 * M * N);
     size_t la = (size_t)M * (size_t)K, lb = (size_t)K * N, lc = M * N;
-    for (size_t x = 0; x < la; x++) fa[x] = uniform(), ha[x] = to_bf16(fa[x]);
-    for (size_t x = 0; x < lb; x++) fb[x] = uniform(), hb[x] = to_bf16(fb[x]);
-    for (size_t x = 0; x < lc; x++) fc[x] = uniform(), hc[x] = to_bf16(fc[x]);
-    for (size_t x = 0; x < la; x++) a[x] = is_bf16 ? bf16f(ha[x]) : fa[x];
-    for (size_t x = 0; x < lb; x++) b[x] = is_bf16 ? bf16f(hb[x]) : fb[x];
-    for (size_t x = 0; x < lc; x++) c[x] = is_bf16 ? bf16f(hc[x]) : fc[x];
+    for (size_t x = 0; x < la; x++)
+        fa[x] = uniform(), ha[x] = to_bf16(fa[x]);
+    for (size_t x = 0; x < lb; x++)
+        fb[x] = uniform(), hb[x] = to_bf16(fb[x]);
+    for (size_t x = 0; x < lc; x++)
+        fc[x] = uniform(), hc[x] = to_bf16(fc[x]);
+    for (size_t x = 0; x < la; x++)
+        a[x] = is_bf16 ? bf16f(ha[x]) : fa[x];
+    for (size_t x = 0; x < lb; x++)
+        b[x] = is_bf16 ? bf16f(hb[x]) : fb[x];
+    for (size_t x = 0; x < lc; x++)
+        c[x] = is_bf16 ? bf16f(hc[x]) : fc[x];
     const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
     const long long sizes[] = {M, N, K, K, N, N};
     const char *sn[] = {"alpha", "beta"};
     const double sv[] = {1.25, -0.75};
     const char *type = is_bf16 ? "__nv_bfloat16" : "float";
-    bt_buffer bufs[] = {{"A", type, "in", la, is_bf16 ? (void *)ha : (void *)fa, NULL, NULL, NULL},
-                        {"B", type, "in", lb, is_bf16 ? (void *)hb : (void *)fb, NULL, NULL, NULL},
-                        {"C", type, "inout", lc, is_bf16 ? (void *)hc : (void *)fc, expect, bound, scale}};
+    bt_buffer bufs[] = {
+        {"A", type, "in", la, is_bf16 ? (void *)ha : (void *)fa, NULL, NULL, NULL},
+        {"B", type, "in", lb, is_bf16 ? (void *)hb : (void *)fb, NULL, NULL, NULL},
+        {"C", type, "inout", lc, is_bf16 ? (void *)hc : (void *)fc, expect, bound, scale}};
     bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
     int fail = 0;
     if ((is_bf16 ? bf16_references : sgemm_references)[0].reference(&p, 0, 1)) {
@@ -186,17 +216,19 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
         return 1;
     }
     for (int o = 0; o < ORDERS; o++) {
-        if ((o == TRUNCATED_C || o == TRUNCATING) && !is_bf16) continue; /* fp32 rounds to nearest */
+        if ((o == TRUNCATED_C || o == TRUNCATING) && !is_bf16)
+            continue; /* fp32 rounds to nearest */
         if ((o == TF32 || o == REL_1E5) && is_bf16) continue;
         double z2 = 0, zmax = 0;
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
-                const double z = fabs(evaluate((order)o, i, j, is_bf16) - expect[i * N + j]) / scale[i * N + j];
+                const double z =
+                    fabs(evaluate((order)o, i, j, is_bf16) - expect[i * N + j]) / scale[i * N + j];
                 z2 += z * z;
                 zmax = fmax(zmax, z);
             }
         const double rms = sqrt(z2 / (M * N));
-        const bool honest = o < HONEST, caught = rms > rms_limit || zmax > max_limit;
+        const bool honest = o<HONEST, caught = rms> rms_limit || zmax > max_limit;
         printf("K = %5d  %-24s rms %8.3f  max %8.3f  %s\n", K,
                o == REL_1E3 && is_bf16 ? "relative error 2^-8" : NAMES[o], rms, zmax,
                honest ? (caught ? "REJECTED (honest!)" : "ok") : (caught ? "caught" : "MISSED"));
@@ -210,7 +242,8 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
 int main(int argc, char **argv) {
     double rms, max;
     if (argc != 3 || !limits(argv[2], &rms, &max)) {
-        fprintf(stderr, "usage: test_accuracy sgemm|gemm_bf16 PROBLEM.lua (with accuracy = {...})\n");
+        fprintf(stderr,
+                "usage: test_accuracy sgemm|gemm_bf16 PROBLEM.lua (with accuracy = {...})\n");
         return 2;
     }
     bool is_bf16 = !strcmp(argv[1], "gemm_bf16");

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc.h"
 #include "commands.h"
 #include "compile.h"
 #include "gpu.h"
+#include "proc.h"
 #include "progress.h"
 #include "record.h"
 #include "reference_lib.h"

@@ -5,8 +5,8 @@
  * picks at run time the variant of the current device tuned at the size
  * nearest to the call's. Every kernel is `static` and every host function
  * `inline`, so any number of translation units may include the header. */
-#include "proc.h"
 #include "emit.h"
+#include "proc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -70,8 +70,7 @@ static void sb_c_string(strbuf *b, const char *text) {
 static char *comment_text(const char *text) {
     char *out = xstrdup(text ? text : "");
     for (char *p = out; *p; p++)
-        if ((unsigned char)*p < 32 || (unsigned char)*p >= 127 || *p == '\\' || *p == '?')
-            *p = '_';
+        if ((unsigned char)*p < 32 || (unsigned char)*p >= 127 || *p == '\\' || *p == '?') *p = '_';
     return out;
 }
 
@@ -278,15 +277,16 @@ static bool code_ok(const char *c, json_t *problem) {
         if (strchr(" ()+-*/%,", *c)) {
             c++;
         } else if (*c >= '0' && *c <= '9') {
-            while (*c >= '0' && *c <= '9') c++;
+            while (*c >= '0' && *c <= '9')
+                c++;
             if (strncmp(c, "LL", 2) != 0) return false;
             c += 2;
         } else {
             size_t n = strspn(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
             bool known = (n == 6 && !strncmp(c, "bt_sms", 6)) ||
-                         (c[n] == '(' && ((n == 6 && (!strncmp(c, "bt_min", 6) ||
-                                                      !strncmp(c, "bt_max", 6))) ||
-                                          (n == 11 && !strncmp(c, "bt_ceil_div", 11))));
+                         (c[n] == '(' &&
+                          ((n == 6 && (!strncmp(c, "bt_min", 6) || !strncmp(c, "bt_max", 6))) ||
+                           (n == 11 && !strncmp(c, "bt_ceil_div", 11))));
             json_t *z;
             size_t i;
             json_array_foreach(json_object_get(problem, "sizes"), i, z) {

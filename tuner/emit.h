@@ -16,7 +16,6 @@ bool emit_headers(space *s, const char *results_dir, const char *records, const 
 /* One variant as a header holds it, in namespace `ns`: kernel, launcher
  * and host entry. NULL after printing why. */
 char *emit_variant(space *s, const device_info *d, const config *params, const config *launch,
-                   json_t *measured_at,
-                   const char *ns);
+                   json_t *measured_at, const char *ns);
 
 #endif

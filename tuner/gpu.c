@@ -239,7 +239,8 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
     char *bad = check_geometry(*geometry);
     if (bad) {
         char *why = xasprintf("%s (fix the space's launch function)", bad);
-        *refused = json_pack("{s:b, s:s, s:s}", "ok", 0, "status", "launch_refused", "message", why);
+        *refused =
+            json_pack("{s:b, s:s, s:s}", "ok", 0, "status", "launch_refused", "message", why);
         free(why);
         free(bad);
         return NULL;

@@ -7,9 +7,9 @@
 #include "compile.h"
 #include "emit.h"
 #include "gpu.h"
+#include "progress.h"
 #include "record.h"
 #include "reference_lib.h"
-#include "progress.h"
 #include "session.h"
 #include "util.h"
 
@@ -43,8 +43,8 @@ int cmd_list(const options *o) {
     }
     json_t *instances = NULL, *sizes = session_sizes(s, o, &instances);
     size_t tuples = sizes ? json_array_size(sizes) : 0;
-    printf("%d variants for %s (of %d combinations%s%s), %d launch configurations in all",
-           vs.count, d.name, vs.total, vs.rejected[0] ? "; rejected " : "", vs.rejected, launches);
+    printf("%d variants for %s (of %d combinations%s%s), %d launch configurations in all", vs.count,
+           d.name, vs.total, vs.rejected[0] ? "; rejected " : "", vs.rejected, launches);
     if (tuples > 1) /* what a run measures without a strategy */
         printf("; at each of %zu size tuples: %lld measurements", tuples,
                (long long)launches * (long long)tuples);
@@ -169,17 +169,20 @@ static bool check_header(const options *o, space *s, const device_info *d, const
         free(src);
     }
     char *dir = path_join(o->cache, "check");
-    char *cu = xasprintf("%s/%s.cu", dir, space_name(s)), *obj = xasprintf("%s/%s.o", dir, space_name(s));
+    char *cu = xasprintf("%s/%s.cu", dir, space_name(s)),
+         *obj = xasprintf("%s/%s.o", dir, space_name(s));
     bool ok = mkdir_p(dir) && write_file_atomic(cu, b.data, b.len);
     char flag[64];
     compile_arch_flag(arch, flag, sizeof flag);
     const char *args[] = {o->nvcc, "-c", "-std=c++17", flag, cu, NULL};
-    char *what = xasprintf("%d variant%s of %s in one header (does the template wrap all its code in "
-                           "namespace $(ns)? see templates/bartune_reference.h and the README)",
-                           n, n > 1 ? "s" : "", space_file(s));
+    char *what =
+        xasprintf("%d variant%s of %s in one header (does the template wrap all its code in "
+                  "namespace $(ns)? see templates/bartune_reference.h and the README)",
+                  n, n > 1 ? "s" : "", space_file(s));
     ok = ok && shared_object_build(args, obj, what);
-    if (ok) printf("header: %d variant%s of %s compile together (%s, %s)\n", n, n > 1 ? "s" : "",
-                   space_name(s), flag, cu);
+    if (ok)
+        printf("header: %d variant%s of %s compile together (%s, %s)\n", n, n > 1 ? "s" : "",
+               space_name(s), flag, cu);
     free(what), free(b.data), free(dir), free(cu), free(obj);
     return ok;
 }
@@ -204,8 +207,8 @@ static bool check_reference(const options *o, space *s, const device_info *d) {
     ok = ok && gpu_problem(&g, json_array_get(sizes, pick), json_array_get(instances, pick));
     if (ok) {
         char *at = sizes_describe(json_array_get(sizes, pick));
-        printf("reference: %s's CPU reference built and ran at %s in %.2f s\n",
-               space_name(s), at, now_seconds() - t0);
+        printf("reference: %s's CPU reference built and ran at %s in %.2f s\n", space_name(s), at,
+               now_seconds() - t0);
         free(at);
     }
     gpu_close(&g);

@@ -88,7 +88,7 @@ json_t *record_new(const record_base *b, const config *params, const config *der
 
 void record_set_answer(json_t *rec, json_t *ans, bool ok) {
     if (ok) {
-        const char *k[] = {"median_ms", "min_ms",    "max_ms",   "occupancy",
+        const char *k[] = {"median_ms",      "min_ms",    "max_ms",   "occupancy",
                            "timed_launches", "error_rms", "error_max"};
         for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
             if (json_object_get(ans, k[i])) json_object_set(rec, k[i], json_object_get(ans, k[i]));

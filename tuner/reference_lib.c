@@ -69,7 +69,8 @@ bool shared_object_build(const char *const *args, const char *lib, const char *w
     pid_t pid = proc_start(argv, -1, fd, fd);
     if (fd >= 0) close(fd);
     int status = 0;
-    bool ok = pid > 0 && proc_wait(pid, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0 && rename(tmp, lib) == 0;
+    bool ok = pid > 0 && proc_wait(pid, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+              rename(tmp, lib) == 0;
     if (!ok) {
         char *text = read_file(log, NULL);
         msg_error("building %s with %s failed:\n%s", what, args[0], text ? text : "(no output)");

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc.h"
 #include "commands.h"
+#include "proc.h"
 #include "record.h"
 #include "results.h"
 #include "session.h"

@@ -144,15 +144,15 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, doubl
         int n = 0;
         json_object_foreach(groups, k, v) {
             char *label = gnuplot_string(k);
-            sb_printf(&b, "%s'%s' %lld", n++ ? ", " : "", label,
-                      (long long)json_integer_value(v));
+            sb_printf(&b, "%s'%s' %lld", n++ ? ", " : "", label, (long long)json_integer_value(v));
             free(label);
         }
         sb_printf(&b, ")\nset xrange [-0.6:%.1f]\n", (double)json_object_size(groups) - 0.4);
         sb_printf(&b, "plot 'landscape.dat' using ($1+$2):3 with points pt 7 ps 0.4 lc rgb "
                       "'#3060a0' title 'variants'");
         if (floor_ms > 0)
-            sb_printf(&b, ", %.6f with lines lw 2 dt 2 lc rgb 'black' title 'floor (bench) %.4f ms'",
+            sb_printf(&b,
+                      ", %.6f with lines lw 2 dt 2 lc rgb 'black' title 'floor (bench) %.4f ms'",
                       floor_ms, floor_ms);
         json_t *h;
         size_t hi;
@@ -241,8 +241,9 @@ static char *report_base(const char *out_dir, json_t *sizes, bool first) {
 
 /* The files gnuplot's folder holds, removed with it (no shell). */
 static void remove_work(const char *dir) {
-    const char *names[] = {"landscape.dat", "curve_ils.dat", "curve_ga.dat", "curve_random.dat",
-                           "curve_exhaustive.dat", "report.gp", "report.svg", "report.png"};
+    const char *names[] = {
+        "landscape.dat",        "curve_ils.dat", "curve_ga.dat", "curve_random.dat",
+        "curve_exhaustive.dat", "report.gp",     "report.svg",   "report.png"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *p = path_join(dir, names[i]);
         unlink(p);

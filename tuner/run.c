@@ -169,8 +169,10 @@ static int run_key(run_ctx *c, json_t *sizes, json_t *instances) {
             fprintf(stderr, "bartune: strategy %s: %.0f s for each of the %zu size tuple(s)\n",
                     o->strategy, o->budget_seconds, json_array_size(sizes));
         else if (o->strategy)
-            fprintf(stderr, "bartune: strategy %s: %d configurations for each of the %zu size "
-                    "tuple(s)\n", o->strategy, o->budget, json_array_size(sizes));
+            fprintf(stderr,
+                    "bartune: strategy %s: %d configurations for each of the %zu size "
+                    "tuple(s)\n",
+                    o->strategy, o->budget, json_array_size(sizes));
         c->vs = &vs;
         c->sources = sources;
         rc = run_all(c, sizes, instances);

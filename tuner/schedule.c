@@ -147,8 +147,8 @@ static int start(run_ctx *c, lane *l, const work_item *it) {
     show(c, l, desc);
     free(desc);
     json_t *refused;
-    bool ok = gpu_measure_send(&l->g, c->jobs[it->vi].cubin, &values, reject_ms(c), &l->geo,
-                               &refused);
+    bool ok =
+        gpu_measure_send(&l->g, c->jobs[it->vi].cubin, &values, reject_ms(c), &l->geo, &refused);
     config_free(&values);
     if (!ok) return EXIT_FAILURE_; /* launch() is broken: said already */
     l->busy = true;

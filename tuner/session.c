@@ -1,5 +1,5 @@
-#include "proc.h"
 #include "session.h"
+#include "proc.h"
 
 #include <stdlib.h>
 #include <string.h>

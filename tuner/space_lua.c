@@ -36,7 +36,8 @@ struct space {
     int space_ref;  /* the loaded space */
     int search_ref; /* gen/lib/search.lua's table */
     char *templates_dir, *root, *space_dir;
-    bool explicit_templates; /* --templates DIR; else templates_dir is templates/ beside the space */
+    bool
+        explicit_templates; /* --templates DIR; else templates_dir is templates/ beside the space */
     char *file, *name;
     char *reference_source, *reference_dir;
     json_t *problem;
@@ -242,7 +243,7 @@ static int l_read_problem(lua_State *L) {
 /* What C copies out of Lua is held to a limit as the script is: each value
  * converted charges its bytes (and a node's overhead) against *budget. */
 enum { NODE_BYTES = 64 };
-static const size_t COPY_LIMIT = (size_t)1 << 29; /* per call: half a script's memory */
+static const size_t COPY_LIMIT = (size_t)1 << 29;   /* per call: half a script's memory */
 static const size_t SOURCE_LIMIT = (size_t)1 << 24; /* one variant's source */
 
 static bool charge(size_t *budget, size_t bytes, char **err) {
@@ -257,8 +258,7 @@ static bool charge(size_t *budget, size_t bytes, char **err) {
 
 static json_t *to_json_in(lua_State *L, int idx, int depth, size_t *budget, char **err) {
     idx = lua_absindex(L, idx);
-    if (!charge(budget, lua_type(L, idx) == LUA_TSTRING ? lua_rawlen(L, idx) : 0, err))
-        return NULL;
+    if (!charge(budget, lua_type(L, idx) == LUA_TSTRING ? lua_rawlen(L, idx) : 0, err)) return NULL;
     switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN:
         return json_boolean(lua_toboolean(L, idx));
@@ -505,7 +505,8 @@ space *space_open(const char *path, const char *root, const char *templates_dir,
     const char *slash = strrchr(path, '/');
     s->space_dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
     s->explicit_templates = templates_dir != NULL;
-    s->templates_dir = templates_dir ? xstrdup(templates_dir) : path_join(s->space_dir, "templates");
+    s->templates_dir =
+        templates_dir ? xstrdup(templates_dir) : path_join(s->space_dir, "templates");
     s->L = lua_newstate(limited_alloc, s);
     lua_State *L = s->L;
     lua_atpanic(L, on_panic);

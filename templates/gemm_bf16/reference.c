@@ -56,8 +56,8 @@ static double honest_variance(const gemm *g, double S, double Q, double c, doubl
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default"), optimize("O3")))
 #endif
-static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
-                  double *scratch) {
+static void
+block(const gemm *g, long long i0, long long i1, long long j0, long long j1, double *scratch) {
     const long long w = j1 - j0, h = i1 - i0;
     double *acc = scratch, *mag = acc + ROWS * COLS, *sq = mag + ROWS * COLS,
            *brow = sq + ROWS * COLS, *babs = brow + COLS;
@@ -108,7 +108,8 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
               .bound = C->bound,
               .scale = C->scale};
     if (!g.scale) {
-        snprintf(p->error, sizeof p->error, "gemm_bf16 declares accuracy: the runner gave no scale");
+        snprintf(p->error, sizeof p->error,
+                 "gemm_bf16 declares accuracy: the runner gave no scale");
         return 1;
     }
     const double u = ldexp(1.0, -23), n = (double)g.K + 2;

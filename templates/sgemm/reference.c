@@ -53,8 +53,9 @@ static void block(const gemm *g, long long i0, long long i1, long long j0, long 
             g->expect[at] = r;
             g->bound[at] = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));
             const double sum = bt_sum_variance((double)g->K, S, Q, u) + u * u / 3 * Q;
-            g->scale[at] = sqrt(g->alpha * g->alpha * sum +
-                                u * u / 3 * (g->alpha * S * g->alpha * S + g->beta * c * g->beta * c + r * r));
+            g->scale[at] =
+                sqrt(g->alpha * g->alpha * sum +
+                     u * u / 3 * (g->alpha * S * g->alpha * S + g->beta * c * g->beta * c + r * r));
         }
 }
 
@@ -82,8 +83,10 @@ static int sgemm(bt_problem *p, int part, int parts) {
         return 1;
     }
     if (g.lda < g.K || g.ldb < g.N || g.ldc < g.N) {
-        snprintf(p->error, sizeof p->error, "leading dimensions too small: lda %lld < K %lld, "
-                 "ldb %lld < N %lld or ldc %lld < N %lld", g.lda, g.K, g.ldb, g.N, g.ldc, g.N);
+        snprintf(p->error, sizeof p->error,
+                 "leading dimensions too small: lda %lld < K %lld, "
+                 "ldb %lld < N %lld or ldc %lld < N %lld",
+                 g.lda, g.K, g.ldb, g.N, g.ldc, g.N);
         return 1;
     }
     /* Between rows: untouched. */
