@@ -157,6 +157,17 @@ extern "C" __global__ void bartune_checksum(const unsigned char* __restrict__ p,
     atomicAdd(sum, s);
 }
 
+// Seals one launch's check statistics (`words` of them at block): a keyed
+// chain of mix64 into block[words], so that a kernel's later launch cannot
+// change them unseen (it does not know the key). One thread; the host
+// recomputes the chain (runner.c, seal_of).
+extern "C" __global__ void bartune_seal(unsigned long long* block, unsigned long long words,
+                                        unsigned long long key) {
+    unsigned long long h = key;
+    for (unsigned long long i = 0; i < words; ++i) h = mix64(h ^ block[i] ^ (i << 1));
+    block[words] = h;
+}
+
 // The card's ceilings, measured rather than taken from a datasheet.
 // Copy: float4 grid-stride, one read and one write per element.
 extern "C" __global__ void bartune_copy(const float4* __restrict__ in, float4* __restrict__ out,

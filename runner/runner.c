@@ -48,7 +48,7 @@ static struct {
     CUdeviceptr scratch;         /* checksums */
     unsigned long long key;      /* the checksums' secret, drawn at start */
     double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
-    CUfunction check_exact, check_bound, checksum, copy, fma_peak;
+    CUfunction check_exact, check_bound, checksum, seal, copy, fma_peak;
     CUfunction mma_peak; /* NULL where the GPU is not 9.0 (sm_90a code) */
     FILE *out;
 } R;
@@ -212,13 +212,36 @@ static CUresult prepare(unsigned poison, int set) {
 }
 
 /* Per launch and output buffer, six words of check statistics (see
- * gpu_kernels.cu); per buffer two guard checksums. */
+ * gpu_kernels.cu); per buffer two guard checksums; then one slot whose
+ * first word seals the launch's others (bartune_seal). */
 enum { WORDS = 6 };
 typedef struct {
     CUdeviceptr dev;
     unsigned long long *host;
-    int per_launch;
+    int per_launch; /* slots: 3 per buffer and the seal */
 } stats_t;
+
+static unsigned long long mix64(unsigned long long x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The seal's key for one launch: the runner's secret and the launch, so a
+ * sealed block copied over another launch's does not pass either. */
+static unsigned long long seal_key(int launch) {
+    return R.key ^ mix64((unsigned long long)launch + 1);
+}
+
+/* What bartune_seal wrote for these words, recomputed. */
+static unsigned long long seal_of(const unsigned long long *block, size_t words, int launch) {
+    unsigned long long h = seal_key(launch);
+    for (size_t i = 0; i < words; i++)
+        h = mix64(h ^ block[i] ^ ((unsigned long long)i << 1));
+    return h;
+}
 
 static unsigned long long *slot(stats_t *s, int launch, int k) {
     return s->host + ((size_t)launch * (size_t)s->per_launch + (size_t)k) * WORDS;
@@ -261,6 +284,11 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison, int set) 
         if (r == CUDA_SUCCESS)
             r = drv.cuLaunchKernel(R.checksum, 16, 1, 1, 256, 1, 1, 0, NULL, a2, NULL);
     }
+    CUdeviceptr block = dslot(st, launch, 0);
+    unsigned long long words = (unsigned long long)(st->per_launch - 1) * WORDS,
+                       key = seal_key(launch);
+    void *as[] = {&block, &words, &key};
+    if (r == CUDA_SUCCESS) r = drv.cuLaunchKernel(R.seal, 1, 1, 1, 1, 1, 1, 0, NULL, as, NULL);
     return r;
 }
 
@@ -333,6 +361,14 @@ static char *inaccurate(const rbuf *b, const unsigned long long *s, int set) {
  * answers it and returns false. `passed` counts earlier launches that
  * verified. */
 static bool read_checks(stats_t *st, int launch, const char *which, int passed, int set) {
+    size_t words = (size_t)(st->per_launch - 1) * WORDS;
+    if (slot(st, launch, st->per_launch - 1)[0] != seal_of(slot(st, launch, 0), words, launch)) {
+        fail("tampered",
+             "%s: its check statistics were changed after they were written (a kernel writing "
+             "into the runner's memory); nothing of this variant is trusted",
+             which);
+        return false;
+    }
     for (int i = 0; i < R.prob.n_bufs; i++) {
         rbuf *b = &R.prob.bufs[i];
         for (int side = 1; side <= 2; side++)
@@ -441,7 +477,7 @@ static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool o
                             double reject_ms) {
     int launches = VERIFY_LAUNCHES + WARMUP + reps + 1; /* the last: on new inputs */
     R.worst_rms = R.worst_max = 0;
-    stats_t st = {.per_launch = 3 * R.prob.n_bufs};
+    stats_t st = {.per_launch = 3 * R.prob.n_bufs + 1};
     size_t bytes = (size_t)launches * (size_t)st.per_launch * WORDS * 8;
     st.host = calloc(1, bytes);
     CUevent *ev = calloc((size_t)reps * 2, sizeof *ev);
@@ -864,6 +900,7 @@ static bool open_device(int ordinal, const char *fatbin, char **why) {
         (r = drv.cuModuleGetFunction(&R.check_exact, mod, "bartune_check_exact")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.check_bound, mod, "bartune_check_bound")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.checksum, mod, "bartune_checksum")) != CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.seal, mod, "bartune_seal")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.copy, mod, "bartune_copy")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.fma_peak, mod, "bartune_fma_peak")) != CUDA_SUCCESS ||
         (r = drv.cuMemAlloc(&R.scratch, 64)) != CUDA_SUCCESS) {
