@@ -40,10 +40,7 @@ static uint16_t bf16_bits(float f) {
 }
 
 static uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
+    return bt_mix64(x + 0x9e3779b97f4a7c15ull);
 }
 
 /* Element i of an input: uniform in [lo, hi] (floats: 24 random bits), or

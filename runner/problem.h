@@ -71,6 +71,15 @@ typedef struct {
     unsigned long long guard_sum; /* checksum of an intact guard */
 } rproblem;
 
+/* SplitMix64's finaliser: the inputs' generator and the runner's seals. */
+static inline unsigned long long bt_mix64(unsigned long long x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 /* Builds the problem a "problem" request describes: inputs, the CPU
  * reference (from `reference`, cached in `cache`), device buffers. On
  * failure returns false with *why (owned) set. */

@@ -221,25 +221,17 @@ typedef struct {
     int per_launch; /* slots: 3 per buffer and the seal */
 } stats_t;
 
-static unsigned long long mix64(unsigned long long x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* The seal's key for one launch: the runner's secret and the launch, so a
  * sealed block copied over another launch's does not pass either. */
 static unsigned long long seal_key(int launch) {
-    return R.key ^ mix64((unsigned long long)launch + 1);
+    return R.key ^ bt_mix64((unsigned long long)launch + 1);
 }
 
 /* What bartune_seal wrote for these words, recomputed. */
 static unsigned long long seal_of(const unsigned long long *block, size_t words, int launch) {
     unsigned long long h = seal_key(launch);
     for (size_t i = 0; i < words; i++)
-        h = mix64(h ^ block[i] ^ ((unsigned long long)i << 1));
+        h = bt_mix64(h ^ block[i] ^ ((unsigned long long)i << 1));
     return h;
 }
 

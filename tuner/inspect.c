@@ -105,11 +105,7 @@ int cmd_compile(const options *o) {
     if (!compiler_init(&c)) rc = EXIT_FAILURE_;
     for (int i = 0; i < vs.count && rc == EXIT_OK; i++) {
         char *err = NULL;
-        sources[i] = render_for_cubin(s, &d, &vs.items[i].params, &err);
-        if (sources[i] && !sources_hold(&held, sources[i], &err)) {
-            free(sources[i]);
-            sources[i] = NULL;
-        }
+        sources[i] = render_held(s, &d, &vs.items[i].params, &held, &err);
         if (!sources[i]) {
             msg_error("%s", err);
             free(err);

@@ -239,13 +239,17 @@ static char *report_base(const char *out_dir, json_t *sizes, bool first) {
     return sb_take(&b);
 }
 
-/* The files gnuplot's folder holds, removed with it (no shell). */
+/* The files gnuplot's folder holds (write_landscape, write_curves, the
+ * script and its pictures), removed with it (no shell). */
 static void remove_work(const char *dir) {
-    const char *names[] = {
-        "landscape.dat",        "curve_ils.dat", "curve_ga.dat", "curve_random.dat",
-        "curve_exhaustive.dat", "report.gp",     "report.svg",   "report.png"};
+    const char *names[] = {"landscape.dat", "report.gp", "report.svg", "report.png"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *p = path_join(dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+    for (size_t k = 0; k < sizeof STRATEGIES / sizeof STRATEGIES[0]; k++) {
+        char *p = xasprintf("%s/curve_%s.dat", dir, STRATEGIES[k]);
         unlink(p);
         free(p);
     }

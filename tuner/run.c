@@ -94,11 +94,7 @@ static char **render_all(space *s, const device_info *dev, variant_set *vs) {
     size_t held = 0;
     for (int i = 0; i < vs->count; i++) {
         char *err = NULL;
-        sources[i] = render_for_cubin(s, dev, &vs->items[i].params, &err);
-        if (sources[i] && !sources_hold(&held, sources[i], &err)) {
-            free(sources[i]);
-            sources[i] = NULL;
-        }
+        sources[i] = render_held(s, dev, &vs->items[i].params, &held, &err);
         if (!sources[i]) {
             msg_error("%s", err);
             free(err);

@@ -346,11 +346,8 @@ static bool locate(const variant_set *vs, int id, int *vi, int *li) {
 static bool rendered(run_ctx *c, int vi) {
     if (c->sources[vi]) return true;
     char *err = NULL;
-    c->sources[vi] = render_for_cubin(c->s, &c->lanes[0]->g.dev, &c->vs->items[vi].params, &err);
-    if (c->sources[vi] && !sources_hold(&c->held, c->sources[vi], &err)) {
-        free(c->sources[vi]);
-        c->sources[vi] = NULL;
-    }
+    c->sources[vi] =
+        render_held(c->s, &c->lanes[0]->g.dev, &c->vs->items[vi].params, &c->held, &err);
     if (!c->sources[vi]) {
         msg_error("%s", err);
         free(err);

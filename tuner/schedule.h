@@ -38,7 +38,7 @@ typedef struct {
     variant_set *vs;
     compile_job *jobs;
     char **sources; /* NULL where not rendered yet (run --strategy) */
-    size_t held;    /* bytes of sources rendered so far (sources_hold) */
+    size_t held;    /* bytes of sources rendered so far (render_held) */
     compiler *comp;
     compile_pool *pool;
     const char *nvcc_version;

@@ -1,5 +1,4 @@
 #include "session.h"
-#include "proc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "proc.h"
 #include "record.h"
 #include "results.h"
 #include "sanitize.h"
@@ -174,14 +174,17 @@ char *render_for_cubin(space *s, const device_info *d, const config *params, cha
     return src;
 }
 
-bool sources_hold(size_t *held, const char *src, char **err) {
+char *render_held(space *s, const device_info *d, const config *params, size_t *held, char **err) {
     static const size_t LIMIT = (size_t)2 << 30;
+    char *src = render_for_cubin(s, d, params, err);
+    if (!src) return NULL;
     *held += strlen(src);
-    if (*held <= LIMIT) return true;
+    if (*held <= LIMIT) return src;
+    free(src);
     *err = xasprintf("the variants' sources would take more than %zu MiB at once: narrow the "
                      "space with k=v, or search it with --strategy",
                      LIMIT >> 20);
-    return false;
+    return NULL;
 }
 
 void text_hash(const char *text, char out[17]) {

@@ -33,9 +33,9 @@ json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int
 bool session_current(space *s, json_t *rec);
 /* The standalone .cu of a variant, as compiled to a cubin. */
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err);
-/* Counts a rendered source into *held, what a command keeps of them at once;
- * false with *err past the limit (2 GiB: twice a script's memory). */
-bool sources_hold(size_t *held, const char *src, char **err);
+/* render_for_cubin for a command that keeps its sources: *held counts what
+ * it holds; past the limit (2 GiB: twice a script's memory) NULL and *err. */
+char *render_held(space *s, const device_info *d, const config *params, size_t *held, char **err);
 /* 64-bit hash of a text, as 16 hex digits. */
 void text_hash(const char *text, char out[17]);
 

@@ -36,8 +36,7 @@ struct space {
     int space_ref;  /* the loaded space */
     int search_ref; /* gen/lib/search.lua's table */
     char *templates_dir, *root, *space_dir;
-    bool
-        explicit_templates; /* --templates DIR; else templates_dir is templates/ beside the space */
+    bool explicit_templates; /* --templates DIR; else templates/ beside the space */
     char *file, *name;
     char *reference_source, *reference_dir;
     json_t *problem;
@@ -237,9 +236,6 @@ static int l_read_problem(lua_State *L) {
     return 2;
 }
 
-/* A Lua value as JSON, read with raw access only (no metamethod runs): a
- * table with keys 1..n is an array, one with string keys an object.
- * Functions and other types are left out of objects and refused in arrays. */
 /* What C copies out of Lua is held to a limit as the script is: each value
  * converted charges its bytes (and a node's overhead) against *budget. */
 enum { NODE_BYTES = 64 };
@@ -256,6 +252,9 @@ static bool charge(size_t *budget, size_t bytes, char **err) {
     return false;
 }
 
+/* A Lua value as JSON, read with raw access only (no metamethod runs): a
+ * table with keys 1..n is an array, one with string keys an object.
+ * Functions and other types are left out of objects and refused in arrays. */
 static json_t *to_json_in(lua_State *L, int idx, int depth, size_t *budget, char **err) {
     idx = lua_absindex(L, idx);
     if (!charge(budget, lua_type(L, idx) == LUA_TSTRING ? lua_rawlen(L, idx) : 0, err)) return NULL;

@@ -391,10 +391,6 @@ function M.symbolic(P, dev, at)
   return s, d
 end
 
--- The value at the symbols' sizes of what launch() returned: an integer,
--- or nil (not known, or undefined in C).
-M.value_of = value
-
 -- Runs the space's launch function; checks the shape of what it returns.
 -- Values are integers (numbers) or C++ text (symbols).
 function M.geometry(fn, c, s, dev, where)
