@@ -48,6 +48,7 @@ po_ms=$(grep '"fault":"poison_only"' "$file" | grep -o '"median_ms":[0-9.e-]*' |
     { echo "poison_only timed at $po_ms ms against $none_ms: work skipped on timed launches"; fail=1; }
 expect hidden_race ok
 expect replay_output wrong_result
+grep '"fault":"replay_output"' "$file" | grep -q "new input values" || { echo "replay_output was not caught by the launch on new inputs"; fail=1; }
 expect hash_preserving_damage input_modified
 [ "$(grep -cE '"fault":"(none|none_again|printf|hidden_race)".*"status":"ok"|"status":"ok".*"fault":"(none|none_again|printf|hidden_race)"' "$file")" = 5 ] ||
     { echo "expected the 3 correct variants, printf and hidden_race ok"; fail=1; }
@@ -62,6 +63,8 @@ expect none_again ok
 for f in drop_k read_twice skip_edge_col skip_edge_row alpha_once; do expect $f wrong_result; done
 expect tf32 inaccurate
 expect rel_1e4 inaccurate
+expect replay_c wrong_result  # the launch on a second input set (inout C too)
+grep '"fault":"replay_c"' "$file" | grep -q "new input values" || { echo "replay_c was not caught by the launch on new inputs"; fail=1; }
 grep -E '^  #1 ' "$tmp/out2" | grep -q '"fault":"none' || { echo "sgemm: the best is not a correct variant"; fail=1; }
 # gemm_bf16: the bound catches the tensor-core pipeline's faults
 "$bartune" run tests/faults/gemm_bf16_faults.lua --templates tests/faults --timeout 10 --no-emit \
@@ -74,6 +77,6 @@ for f in drop_k read_twice fp16; do expect $f wrong_result; done
 expect truncate "wrong_result|inaccurate"  # C truncated: some elements pass 2^-8 |exact|
 expect no_full_wait 'wrong_result|race|unwritten|runtime_error'
 grep -E '^  #1 ' "$tmp/out3" | grep -q '"fault":"none' || { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "26 pipeline, 7 sgemm and 5 gemm_bf16 faults classified, runs completed, best is correct"
+[ $fail = 0 ] && echo "26 pipeline, 8 sgemm and 5 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

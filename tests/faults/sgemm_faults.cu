@@ -53,11 +53,37 @@ __device__ __forceinline__ void run_faulty(Gemm g, unsigned char* smem) {
     store_tile(g, tid, acc);
 }
 
+//% if fault == "replay_c" then
+__device__ float replay_c[1 << 20];  // C as the first launch left it (M x N)
+__device__ unsigned replay_launches;
+//% end
+
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads)
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
     extern __shared__ __align__(128) unsigned char smem[];
+//% if fault == "replay_c" then
+    // The first launch computes and keeps its tile of C; later ones copy it
+    // back: C's old values and A and B are the same at every launch, so it
+    // verifies unless a launch sees new ones.
+    __shared__ unsigned seen;
+    if (threadIdx.x == 0) seen = atomicAdd(&replay_launches, 1);
+    __syncthreads();
+    const bool first = seen < gridDim.x * gridDim.y;
+    if (first) run_faulty(make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), smem);
+    __syncthreads();
+    for (int e = threadIdx.x; e < kBM * kBN; e += blockDim.x) {
+        const int r = blockIdx.y * kBM + e / kBN, col = blockIdx.x * kBN + e % kBN;
+        if (r >= M || col >= N) continue;
+        float* c = C + (long long)r * ldc + col;
+        if (first)
+            replay_c[r * N + col] = *c;
+        else
+            *c = replay_c[r * N + col];
+    }
+//% else
     run_faulty(make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), smem);
+//% end
 }
 
 }  // namespace $(ns)

@@ -20,6 +20,7 @@ param("fault", {
   "alpha_once",      -- alpha applied to C's old value too
   "tf32",            -- every operand rounded to TF32 first: inside the bound, less accurate
   "rel_1e4",         -- the result 1e-4 too large: inside the bound, less accurate
+  "replay_c",        -- computes C on the first launch, then copies that answer back
   "none_again",      -- correct, after the faults
 })
 
