@@ -6,28 +6,48 @@
 // stats of one check: [0] elements that fail the rule, [1] first failing
 // index, [2] of those still holding the poison (never written), [3] NaN or
 // Inf where the reference is finite; with a scale (accuracy), [4] the sum of
-// (error / scale)^2 and [5] the largest error / scale, both doubles.
-enum { ST_BAD, ST_FIRST, ST_UNWRITTEN, ST_NONFINITE, ST_Z2, ST_ZMAX, ST_WORDS };
+// (error / scale)^2 and [5] the largest error / scale, both doubles; for a
+// matrix view (ld > 0: element i is padding when i % ld >= cols), [6] the
+// failing elements in the padding and [7] the first of them.
+enum { ST_BAD, ST_FIRST, ST_UNWRITTEN, ST_NONFINITE, ST_Z2, ST_ZMAX, ST_PAD, ST_PAD_FIRST, ST_WORDS };
 
-__device__ __forceinline__ void report(unsigned long long* stats, unsigned long long bad,
-                                       unsigned long long first, unsigned long long unwritten,
-                                       unsigned long long nonfinite) {
-    if (bad) {
-        atomicAdd(&stats[ST_BAD], bad);
-        atomicMin(&stats[ST_FIRST], first);
-        atomicAdd(&stats[ST_UNWRITTEN], unwritten);
-        atomicAdd(&stats[ST_NONFINITE], nonfinite);
+// What one thread found: failures, and those in a view's padding.
+struct found {
+    unsigned long long bad = 0, first = ~0ull, unwritten = 0, nonfinite = 0, pad = 0,
+                       pad_first = ~0ull;
+    __device__ void fail(unsigned long long i, unsigned long long ld, unsigned long long cols) {
+        bad++;
+        if (i < first) first = i;
+        if (ld && i % ld >= cols) {
+            pad++;
+            if (i < pad_first) pad_first = i;
+        }
+    }
+};
+
+__device__ __forceinline__ void report(unsigned long long* stats, const found& f) {
+    if (f.bad) {
+        atomicAdd(&stats[ST_BAD], f.bad);
+        atomicMin(&stats[ST_FIRST], f.first);
+        atomicAdd(&stats[ST_UNWRITTEN], f.unwritten);
+        atomicAdd(&stats[ST_NONFINITE], f.nonfinite);
+    }
+    if (f.pad) {
+        atomicAdd(&stats[ST_PAD], f.pad);
+        atomicMin(&stats[ST_PAD_FIRST], f.pad_first);
     }
 }
 
 // Bit for bit: elements of `width` bytes (4 or 8); `fp` says whether they
 // are floating point (for telling NaN/Inf apart). `poison` is one byte,
-// repeated.
+// repeated. ld, cols: the buffer's matrix view (ld 0: none).
 extern "C" __global__ void bartune_check_exact(const void* __restrict__ out,
                                                const void* __restrict__ expect,
                                                unsigned long long n, int width, int fp,
-                                               unsigned poison, unsigned long long* stats) {
-    unsigned long long bad = 0, unwritten = 0, nonfinite = 0, first = ~0ull;
+                                               unsigned poison, unsigned long long ld,
+                                               unsigned long long cols,
+                                               unsigned long long* stats) {
+    found f;
     const unsigned long long p64 = 0x0101010101010101ull * (poison & 0xffu);
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
@@ -40,27 +60,26 @@ extern "C" __global__ void bartune_check_exact(const void* __restrict__ out,
             r = static_cast<const unsigned short*>(expect)[i];
             inf_nan = fp && (oo & 0x7f80u) == 0x7f80u && (r & 0x7f80u) != 0x7f80u;
             if (o == r) continue;
-            unwritten += oo == (unsigned)(p64 & 0xffffu);
+            f.unwritten += oo == (unsigned)(p64 & 0xffffu);
         } else if (width == 4) {
             const unsigned oo = static_cast<const unsigned*>(out)[i];
             o = oo;
             r = static_cast<const unsigned*>(expect)[i];
             inf_nan = fp && (oo & 0x7f800000u) == 0x7f800000u && (r & 0x7f800000u) != 0x7f800000u;
             if (o == r) continue;
-            unwritten += oo == (unsigned)p64;
+            f.unwritten += oo == (unsigned)p64;
         } else {
             o = static_cast<const unsigned long long*>(out)[i];
             r = static_cast<const unsigned long long*>(expect)[i];
             const unsigned long long e = 0x7ff0000000000000ull;
             inf_nan = fp && (o & e) == e && (r & e) != e;
             if (o == r) continue;
-            unwritten += o == p64;
+            f.unwritten += o == p64;
         }
-        bad++;
-        nonfinite += inf_nan;
-        if (i < first) first = i;
+        f.nonfinite += inf_nan;
+        f.fail(i, ld, cols);
     }
-    report(stats, bad, first, unwritten, nonfinite);
+    report(stats, f);
 }
 
 // The block's sum of z2 and largest z into stats[ST_Z2], stats[ST_ZMAX]
@@ -85,13 +104,15 @@ __device__ __forceinline__ void report_z(unsigned long long* stats, double z2, d
 // outputs (`width` 4 or 8; 2 for bf16) against double references. NaN fails.
 // With `scale` (else NULL), also the statistics of |out - expect| / scale
 // over the elements whose scale is > 0. blockDim.x is a multiple of 32.
+// ld, cols: the buffer's matrix view (ld 0: none).
 extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
                                                const double* __restrict__ expect,
                                                const double* __restrict__ bound,
                                                const double* __restrict__ scale,
                                                unsigned long long n, int width, unsigned poison,
+                                               unsigned long long ld, unsigned long long cols,
                                                unsigned long long* stats) {
-    unsigned long long bad = 0, unwritten = 0, nonfinite = 0, first = ~0ull;
+    found f;
     double z2 = 0, zmax = 0;
     const unsigned long long p64 = 0x0101010101010101ull * (poison & 0xffu);
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
@@ -118,12 +139,11 @@ extern "C" __global__ void bartune_check_bound(const void* __restrict__ out,
             zmax = fmax(zmax, z);
         }
         if (err <= bound[i]) continue;
-        bad++;
-        unwritten += was_poison;
-        nonfinite += !isfinite(o) && isfinite(expect[i]);
-        if (i < first) first = i;
+        f.unwritten += was_poison;
+        f.nonfinite += !isfinite(o) && isfinite(expect[i]);
+        f.fail(i, ld, cols);
     }
-    report(stats, bad, first, unwritten, nonfinite);
+    report(stats, f);
     if (scale) report_z(stats, z2, zmax);
 }
 
@@ -166,6 +186,26 @@ extern "C" __global__ void bartune_seal(unsigned long long* block, unsigned long
     unsigned long long h = key;
     for (unsigned long long i = 0; i < words; ++i) h = mix64(h ^ block[i] ^ (i << 1));
     block[words] = h;
+}
+
+// Writes `pattern` (width bytes, 2, 4 or 8) into the padding of a matrix
+// view of n elements: element i with i % ld >= cols. Outputs are poisoned
+// whole before a launch; this puts the padding back to what a kernel must
+// leave there.
+extern "C" __global__ void bartune_fill_padding(void* data, unsigned long long n, int width,
+                                                unsigned long long ld, unsigned long long cols,
+                                                unsigned long long pattern) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        if (i % ld < cols) continue;
+        if (width == 2)
+            static_cast<unsigned short*>(data)[i] = (unsigned short)pattern;
+        else if (width == 4)
+            static_cast<unsigned*>(data)[i] = (unsigned)pattern;
+        else
+            static_cast<unsigned long long*>(data)[i] = pattern;
+    }
 }
 
 // The card's ceilings, measured rather than taken from a datasheet.

@@ -16,10 +16,19 @@ enum { ROLE_IN, ROLE_OUT, ROLE_INOUT };
 enum { GUARD_BYTES = 65536 };
 #define GUARD_BYTE 0xA7
 
-/* Two input sets: the verifying, warm-up and timed launches see set 0; one
- * checked launch after them sees set 1 at the same addresses, so a kernel
- * that replays an answer it kept from earlier launches fails there. */
-enum { SETS = 2 };
+/* Three input sets at the same addresses. The verifying, warm-up and timed
+ * launches see set 0. Set 1 draws every input anew, from the buffer's
+ * second distribution (init2: the range the problem's precision allows),
+ * and the scalars anew (from their range, or their special values): a
+ * kernel that replays an answer, builds a scalar in or computes in a
+ * narrower type fails there. Set 2 is set 0 with a few values changed at
+ * positions drawn from a secret the kernel never sees: a kernel that keys a
+ * replay on some of its inputs' values fails there. Each set has its own
+ * CPU reference. */
+enum { SETS = 3 };
+/* Up to this many problems are set up at once: the tuned sizes (slot 0)
+ * and the check sizes verified beside them (see the measure request). */
+enum { SLOTS = 17 };
 
 typedef struct {
     char *name, *type;
@@ -27,6 +36,12 @@ typedef struct {
     size_t length, elem; /* elements, bytes per element */
     bool fp;             /* float or double */
     json_t *init;        /* {kind, lo, hi} for in/inout */
+    json_t *init2;       /* set 1's distribution; NULL: init */
+    size_t offset;       /* elements between the guard and the data (a check of offset pointers) */
+    /* A matrix view (ld > 0): element i is padding when i % ld >= cols; the
+     * padding holds `pattern` before every launch and must hold it after. */
+    size_t cols, ld;
+    unsigned long long pattern;
     /* Per set: the generated inputs (in, inout), the expected values (out,
      * inout: elem bytes; double for bound), the allowed error (verify =
      * bound) and the expected error of an honest order (accuracy). */
@@ -39,7 +54,7 @@ typedef struct {
      * a kernel that writes into any of them is caught, however it writes. */
     CUdeviceptr d_src[SETS], d_expect[SETS], d_bound[SETS], d_scale[SETS];
     unsigned long long sum_src[SETS], sum_expect[SETS], sum_bound[SETS], sum_scale[SETS];
-    unsigned long long guard_after_sum; /* the guard after data (2-byte elements: unaligned) */
+    unsigned long long guard_before_sum, guard_after_sum; /* their keyed hashes, intact */
 } rbuf;
 
 /* A kernel argument: a buffer's device pointer or a typed value. */
@@ -55,8 +70,15 @@ typedef struct {
     rbuf *buffer; /* NULL for a value */
 } rarg;
 
+/* A scalar and its value in each input set. */
+typedef struct {
+    char *name, *type;
+    double value[SETS];
+} rscalar;
+
 typedef struct {
     char *name;
+    char *where;     /* "" for the tuned sizes; "at check sizes M=1 ...: " */
     bool bound_rule; /* verify = "bound" */
     /* accuracy = { rms, max }: the most a kernel's error may be, as RMS and
      * maximum over the elements, in units of the reference's `scale`; 0:
@@ -65,10 +87,12 @@ typedef struct {
     int cur; /* the input set the in buffers' data holds now */
     rbuf *bufs;
     int n_bufs;
-    rarg *args;
-    void **arg_ptrs; /* what cuLaunchKernel takes */
+    rscalar *scalars;
+    int n_scalars;
+    rarg *args[SETS];
+    void **arg_ptrs[SETS]; /* what cuLaunchKernel takes, per input set */
     int n_args;
-    unsigned long long guard_sum; /* checksum of an intact guard */
+    unsigned long long secret; /* where set 2 differs from set 0 */
 } rproblem;
 
 /* SplitMix64's finaliser: the inputs' generator and the runner's seals. */
@@ -88,6 +112,8 @@ void problem_free(rproblem *p);
 /* Device work of setup that needs the runner's kernels: checksums. */
 typedef CUresult (*checksum_fn)(CUdeviceptr p, size_t bytes, unsigned long long *out);
 CUresult problem_upload(rproblem *p, checksum_fn sum);
+/* Bytes of guard before a buffer's data (the guard and its offset). */
+size_t problem_guard_before(const rbuf *b);
 /* Bytes of a buffer's expected values (elem, or a double for bound). */
 size_t problem_expect_elem(const rproblem *p, const rbuf *b);
 

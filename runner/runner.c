@@ -39,16 +39,19 @@ enum { PROTOCOL_VERSION = 2, VERIFY_LAUNCHES = 3, WARMUP = 2, EXIT_STICKY = 3 };
  * whose expected value happens to equal one pattern is still caught. */
 static const unsigned POISON[2] = {0xFF, 0xA5};
 
+/* The problem launches run on now (a slot of R.probs). */
+static rproblem *P;
+
 static struct {
     CUdevice dev;
     CUcontext ctx;
     int sms, devices;
-    bool have_problem;
-    rproblem prob;
+    rproblem probs[SLOTS]; /* slot 0: the tuned sizes; 1..: check sizes */
+    bool have[SLOTS];
     CUdeviceptr scratch;         /* checksums */
     unsigned long long key;      /* the checksums' secret, drawn at start */
     double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
-    CUfunction check_exact, check_bound, checksum, seal, copy, fma_peak;
+    CUfunction check_exact, check_bound, checksum, seal, copy, fma_peak, fill_padding;
     CUfunction mma_peak; /* NULL where the GPU is not 9.0 (sm_90a code) */
     FILE *out;
 } R;
@@ -67,7 +70,10 @@ static void fail(const char *status, const char *fmt, ...) {
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    send_json(json_pack("{s:b, s:s, s:s}", "ok", 0, "status", status, "message", msg));
+    const char *where = P && P->where ? P->where : "";
+    char *full = xasprintf("%s%s", where, msg);
+    send_json(json_pack("{s:b, s:s, s:s}", "ok", 0, "status", status, "message", full));
+    free(full);
     free(msg);
 }
 
@@ -169,29 +175,37 @@ static void cmd_problem_cpu(json_t *req) {
         json_pack("{s:b, s:f, s:b}", "ok", 1, "seconds", now_seconds() - t0, "cached", cached));
 }
 
+/* {"op":"problem","slot":K,...}: slot 0 (the default) is the tuned sizes,
+ * the others check sizes that measures verify beside them. */
 static void cmd_problem(json_t *req) {
     if (json_is_true(json_object_get(req, "cpu_only"))) {
         cmd_problem_cpu(req);
         return;
     }
     double t0 = now_seconds();
-    if (R.have_problem) problem_free(&R.prob);
-    R.have_problem = false;
-    char *why = NULL;
-    bool cached;
-    if (!problem_setup(&R.prob, req, &cached, &why)) {
-        fail("setup_error", "%s", why);
-        free(why);
-        problem_free(&R.prob);
+    json_int_t slot = json_integer_value(json_object_get(req, "slot"));
+    if (slot < 0 || slot >= SLOTS) {
+        fail("bad_request", "problem slot %lld is not 0..%d", (long long)slot, SLOTS - 1);
         return;
     }
-    CUresult r = problem_upload(&R.prob, checksum);
+    rproblem *p = &R.probs[slot];
+    if (R.have[slot]) problem_free(p);
+    R.have[slot] = false;
+    char *why = NULL;
+    bool cached;
+    if (!problem_setup(p, req, &cached, &why)) {
+        fail("setup_error", "%s", why);
+        free(why);
+        problem_free(p);
+        return;
+    }
+    CUresult r = problem_upload(p, checksum);
     if (r != CUDA_SUCCESS) {
-        problem_free(&R.prob);
+        problem_free(p);
         fail_cuda("setup_error", "allocating and uploading the problem", r);
         return;
     }
-    R.have_problem = true;
+    R.have[slot] = true;
     send_json(
         json_pack("{s:b, s:f, s:b}", "ok", 1, "seconds", now_seconds() - t0, "cached", cached));
 }
@@ -200,21 +214,27 @@ static void cmd_problem(json_t *req) {
  * input set `set`, ins that set's inputs. */
 static CUresult prepare(unsigned poison, int set) {
     CUresult r = CUDA_SUCCESS;
-    for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
-        rbuf *b = &R.prob.bufs[i];
-        if (b->role == ROLE_OUT)
+    for (int i = 0; i < P->n_bufs && r == CUDA_SUCCESS; i++) {
+        rbuf *b = &P->bufs[i];
+        if (b->role == ROLE_OUT) {
             r = drv.cuMemsetD8Async(b->data, (unsigned char)poison, b->length * b->elem, NULL);
-        else if (b->role == ROLE_INOUT || set != R.prob.cur)
+            unsigned long long n = b->length, ld = b->ld, cols = b->cols, pat = b->pattern;
+            int width = (int)b->elem;
+            void *args[] = {&b->data, &n, &width, &ld, &cols, &pat};
+            if (r == CUDA_SUCCESS && b->ld)
+                r = drv.cuLaunchKernel(R.fill_padding, (unsigned)R.sms * 4, 1, 1, 256, 1, 1, 0,
+                                       NULL, args, NULL);
+        } else if (b->role == ROLE_INOUT || set != P->cur)
             r = drv.cuMemcpyDtoDAsync(b->data, b->d_src[set], b->length * b->elem, NULL);
     }
-    if (r == CUDA_SUCCESS) R.prob.cur = set;
+    if (r == CUDA_SUCCESS) P->cur = set;
     return r;
 }
 
-/* Per launch and output buffer, six words of check statistics (see
- * gpu_kernels.cu); per buffer two guard checksums; then one slot whose
- * first word seals the launch's others (bartune_seal). */
-enum { WORDS = 6 };
+/* Per launch and output buffer, eight words of check statistics (see
+ * gpu_kernels.cu: ST_*); per buffer two guard checksums; then one slot
+ * whose first word seals the launch's others (bartune_seal). */
+enum { WORDS = 8, W_FIRST = 1, W_PAD = 6, W_PAD_FIRST = 7 };
 typedef struct {
     CUdeviceptr dev;
     unsigned long long *host;
@@ -248,29 +268,26 @@ static CUdeviceptr dslot(stats_t *s, int launch, int k) {
 static CUresult queue_checks(stats_t *st, int launch, unsigned poison, int set) {
     CUresult r = CUDA_SUCCESS;
     unsigned grid = (unsigned)R.sms * 8;
-    for (int i = 0; i < R.prob.n_bufs && r == CUDA_SUCCESS; i++) {
-        rbuf *b = &R.prob.bufs[i];
-        unsigned long long n = b->length, words = GUARD_BYTES; /* bytes */
+    for (int i = 0; i < P->n_bufs && r == CUDA_SUCCESS; i++) {
+        rbuf *b = &P->bufs[i];
+        unsigned long long n = b->length, ld = b->ld, cols = b->cols;
+        unsigned long long before = problem_guard_before(b), after = GUARD_BYTES; /* bytes */
         int width = (int)b->elem, fp = b->fp;
         CUdeviceptr s = dslot(st, launch, 3 * i), lo = b->base, hi = b->data + b->length * b->elem;
         if (b->role != ROLE_IN) {
-            if (R.prob.bound_rule) {
-                void *args[] = {&b->data,
-                                &b->d_expect[set],
-                                &b->d_bound[set],
-                                &b->d_scale[set],
-                                &n,
-                                &width,
-                                &poison,
-                                &s};
+            if (P->bound_rule) {
+                void *args[] = {&b->data, &b->d_expect[set], &b->d_bound[set], &b->d_scale[set],
+                                &n,       &width,            &poison,          &ld,
+                                &cols,    &s};
                 r = drv.cuLaunchKernel(R.check_bound, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
             } else {
-                void *args[] = {&b->data, &b->d_expect[set], &n, &width, &fp, &poison, &s};
+                void *args[] = {&b->data, &b->d_expect[set], &n, &width, &fp, &poison,
+                                &ld,      &cols,             &s};
                 r = drv.cuLaunchKernel(R.check_exact, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
             }
         }
         CUdeviceptr s1 = dslot(st, launch, 3 * i + 1), s2 = dslot(st, launch, 3 * i + 2);
-        void *a1[] = {&lo, &words, &R.key, &s1}, *a2[] = {&hi, &words, &R.key, &s2};
+        void *a1[] = {&lo, &before, &R.key, &s1}, *a2[] = {&hi, &after, &R.key, &s2};
         if (r == CUDA_SUCCESS)
             r = drv.cuLaunchKernel(R.checksum, 16, 1, 1, 256, 1, 1, 0, NULL, a1, NULL);
         if (r == CUDA_SUCCESS)
@@ -302,11 +319,11 @@ static bool kept(CUdeviceptr d, const void *host, size_t bytes, unsigned long lo
 static const char *damage(void) {
     static char what[256];
     bool found = false;
-    for (int i = 0; i < R.prob.n_bufs; i++) {
-        rbuf *b = &R.prob.bufs[i];
-        size_t bytes = b->length * b->elem, eb = b->length * problem_expect_elem(&R.prob, b),
+    for (int i = 0; i < P->n_bufs; i++) {
+        rbuf *b = &P->bufs[i];
+        size_t bytes = b->length * b->elem, eb = b->length * problem_expect_elem(P, b),
                db = b->length * sizeof(double);
-        int c = R.prob.cur;
+        int c = P->cur;
         if (b->role == ROLE_IN)
             found |= !kept(b->data, b->host[c], bytes, b->sum_src[c], "input", b, what);
         for (int set = 0; set < SETS; set++) {
@@ -319,7 +336,7 @@ static const char *damage(void) {
             found |= !kept(b->d_scale[set], b->scale[set], db, b->sum_scale[set],
                            "expected errors of", b, what);
         }
-        drv.cuMemsetD8(b->base, GUARD_BYTE, GUARD_BYTES);
+        drv.cuMemsetD8(b->base, GUARD_BYTE, problem_guard_before(b));
         drv.cuMemsetD8(b->data + bytes, GUARD_BYTE, GUARD_BYTES);
     }
     return found ? what : NULL;
@@ -335,18 +352,18 @@ static bool intact(void) {
 /* The accuracy test of one output's check statistics s (input set `set`):
  * NULL, or why the kernel is less accurate than an honest order. */
 static char *inaccurate(const rbuf *b, const unsigned long long *s, int set) {
-    if (!(R.prob.acc_rms > 0) || !b->scaled[set]) return NULL;
+    if (!(P->acc_rms > 0) || !b->scaled[set]) return NULL;
     double z2, zmax;
     memcpy(&z2, &s[4], sizeof z2);
     memcpy(&zmax, &s[5], sizeof zmax);
     double rms = sqrt(z2 / (double)b->scaled[set]);
     R.worst_rms = fmax(R.worst_rms, rms);
     R.worst_max = fmax(R.worst_max, zmax);
-    if (rms <= R.prob.acc_rms && zmax <= R.prob.acc_max) return NULL;
+    if (rms <= P->acc_rms && zmax <= P->acc_max) return NULL;
     return xasprintf("'%s' is less accurate than an honest evaluation at the problem's "
                      "precision: its errors are %.3g times the expected error in RMS and %.3g "
                      "at most (the problem allows %g and %g; see its accuracy)",
-                     b->name, rms, zmax, R.prob.acc_rms, R.prob.acc_max);
+                     b->name, rms, zmax, P->acc_rms, P->acc_max);
 }
 
 /* Reads the checks of launch `launch` (input set `set`); on a failure
@@ -361,17 +378,26 @@ static bool read_checks(stats_t *st, int launch, const char *which, int passed, 
              which);
         return false;
     }
-    for (int i = 0; i < R.prob.n_bufs; i++) {
-        rbuf *b = &R.prob.bufs[i];
+    for (int i = 0; i < P->n_bufs; i++) {
+        rbuf *b = &P->bufs[i];
         for (int side = 1; side <= 2; side++)
             if (slot(st, launch, 3 * i + side)[0] !=
-                (side == 1 ? R.prob.guard_sum : b->guard_after_sum)) {
+                (side == 1 ? b->guard_before_sum : b->guard_after_sum)) {
                 fail("out_of_bounds", "%s wrote into the guard %s buffer '%s'", which,
                      side == 1 ? "before" : "after", b->name);
                 return false;
             }
         unsigned long long *s = slot(st, launch, 3 * i);
         if (b->role == ROLE_IN) continue;
+        if (s[W_PAD] && intact()) {
+            fail("out_of_bounds",
+                 "%s wrote into the padding of '%s': %llu elements outside its %zu columns "
+                 "changed, the first at row %llu, column %llu (leading dimension %zu)",
+                 which, b->name, s[W_PAD], b->cols, s[W_PAD_FIRST] / b->ld,
+                 s[W_PAD_FIRST] % b->ld, b->ld);
+            return false;
+        }
+        if (s[W_PAD]) return false; /* damage, answered */
         char *poor = s[0] ? NULL : inaccurate(b, s, set);
         if (poor) {
             fail("inaccurate", "%s: %s", which, poor);
@@ -383,10 +409,12 @@ static bool read_checks(stats_t *st, int launch, const char *which, int passed, 
          * damage, not a race. */
         if (!intact()) return false;
         const char *status = s[2] ? "unwritten" : s[3] ? "nan" : passed ? "race" : "wrong_result";
+        char at[64] = "";
+        if (b->ld) snprintf(at, sizeof at, " (row %llu, column %llu)", s[1] / b->ld, s[1] % b->ld);
         fail(status,
              "%s: %llu of %zu elements of '%s' wrong (%llu never written, %llu NaN/Inf); first at "
-             "index %llu%s",
-             which, s[0], b->length, b->name, s[2], s[3], s[1],
+             "index %llu%s%s",
+             which, s[0], b->length, b->name, s[2], s[3], s[1], at,
              passed ? " (an earlier launch verified: nondeterministic)" : "");
         return false;
     }
@@ -401,27 +429,35 @@ static int cmp_float(const void *a, const void *b) {
 /* A host baseline's entry (templates/bartune_baseline.h). */
 typedef int (*host_fn)(void *const *args, void *stream, char *error, size_t error_len);
 
-enum { MAX_MAPS = 8 };
+enum { MAX_MAPS = 8, CHECK_VERIFY = 2 /* verifying launches at a check size */ };
 
 typedef struct {
     CUfunction fn;
     host_fn host; /* instead of fn: library code on the same arguments */
     unsigned grid[3], block[3], smem;
-    /* The problem's arguments, then the tensor maps launch() asked for. */
-    void **args;
+    /* With tensor maps, per input set: the problem's arguments, then the
+     * maps launch() asked for; NULL: the problem's alone. */
+    void **args[SETS];
     CUtensorMap maps[MAX_MAPS];
 } launch_cfg;
 
-static CUresult launch(const launch_cfg *l) {
+/* One launch on input set `set` (its scalars; the buffers hold its data). */
+static CUresult launch(const launch_cfg *l, int set) {
     if (l->host) {
         char why[256] = "";
-        if (l->host(R.prob.arg_ptrs, NULL, why, sizeof why) == 0) return CUDA_SUCCESS;
+        if (l->host(P->arg_ptrs[set], NULL, why, sizeof why) == 0) return CUDA_SUCCESS;
         fprintf(stderr, "bartune-runner: host baseline: %s\n", why); /* the runner log */
         return CUDA_ERROR_LAUNCH_FAILED;
     }
     return drv.cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-                              l->block[2], l->smem, NULL, l->args ? l->args : R.prob.arg_ptrs,
-                              NULL);
+                              l->block[2], l->smem, NULL,
+                              l->args[set] ? l->args[set] : P->arg_ptrs[set], NULL);
+}
+
+static void free_cfg(launch_cfg *l) {
+    for (int set = 0; set < SETS; set++)
+        free(l->args[set]);
+    memset(l, 0, sizeof *l);
 }
 
 /* Early rejection: is the first timed launch (its events, ev[0] and ev[1])
@@ -434,23 +470,39 @@ static bool first_too_slow(CUevent *ev, double reject_ms, CUresult *r) {
     return ms > reject_ms;
 }
 
-/* One checked launch on input set 1, at the same addresses, after the
- * timed ones (stats slot li): a kernel that replays an answer it kept from
- * earlier launches fails here. The ins go back to set 0 after it. */
-static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes) {
-    CUresult r = prepare(POISON[0], 1);
-    if (r == CUDA_SUCCESS) r = launch(l);
-    if (r == CUDA_SUCCESS) r = queue_checks(st, li, POISON[0], 1);
+/* Check statistics for `launches` launches, their firsts set to ~0. */
+static CUresult stats_alloc(stats_t *st, int launches, size_t *bytes) {
+    st->per_launch = 3 * P->n_bufs + 1;
+    *bytes = (size_t)launches * (size_t)st->per_launch * WORDS * 8;
+    st->host = calloc(1, *bytes);
+    CUresult r = drv.cuMemAlloc(&st->dev, *bytes);
+    if (r != CUDA_SUCCESS) return r;
+    for (size_t i = 0; i < *bytes / 8; i++)
+        st->host[i] = i % WORDS == W_FIRST || i % WORDS == W_PAD_FIRST ? ~0ull : 0;
+    return drv.cuMemcpyHtoD(st->dev, st->host, *bytes);
+}
+
+/* One checked launch on input set `set` (1 or 2: after the timed ones, at
+ * the same addresses, stats slot li): a kernel that replays an answer it
+ * kept, builds a scalar in, computes in a narrower type or keys a replay
+ * on some input values fails here. Inputs are hashed right after it,
+ * before set 0 goes back. */
+static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes, int set) {
+    static const char *const WHICH[SETS] = {
+        "", "the launch on new input values and scalars (does the kernel replay an answer, "
+            "build a scalar in or compute in a narrower type?)",
+        "the launch on inputs changed at a few secret positions (does the kernel key a replay on "
+        "some of its input values?)"};
+    CUresult r = prepare(POISON[0], set);
+    if (r == CUDA_SUCCESS) r = launch(l, set);
+    if (r == CUDA_SUCCESS) r = queue_checks(st, li, POISON[0], set);
     if (r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
     if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st->host, st->dev, bytes);
     if (r != CUDA_SUCCESS) {
-        fail_cuda("runtime_error", "the launch on new inputs after the timed ones", r);
+        fail_cuda("runtime_error", WHICH[set], r);
         return false;
     }
-    bool ok = read_checks(st, li,
-                          "the launch on new input values after the timed ones (does "
-                          "the kernel replay an answer kept from earlier launches?)",
-                          0, 1);
+    bool ok = read_checks(st, li, WHICH[set], 0, set) && intact();
     if ((r = prepare(POISON[0], 0)) != CUDA_SUCCESS ||
         (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS) {
         if (ok) fail_cuda("runtime_error", "restoring the inputs", r);
@@ -459,112 +511,141 @@ static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes)
     return ok;
 }
 
-/* Every launch starts from poisoned outputs and is checked: the verifying
- * launches one at a time, the timed ones in one stream with their checks
- * queued between them (outside the timed events), then one on new inputs.
- * With reject_ms > 0, a variant whose first timed launch is slower than
- * that is answered on that one launch (still checked), so a hopeless
- * variant costs one, not reps. */
-static void run_measurement(const launch_cfg *l, int reps, int occupancy, bool once,
-                            double reject_ms) {
-    int launches = VERIFY_LAUNCHES + WARMUP + reps + 1; /* the last: on new inputs */
-    R.worst_rms = R.worst_max = 0;
-    stats_t st = {.per_launch = 3 * R.prob.n_bufs + 1};
-    size_t bytes = (size_t)launches * (size_t)st.per_launch * WORDS * 8;
-    st.host = calloc(1, bytes);
-    CUevent *ev = calloc((size_t)reps * 2, sizeof *ev);
-    float *ms = calloc((size_t)reps, sizeof *ms);
-    CUresult r = drv.cuMemAlloc(&st.dev, bytes);
-    if (r == CUDA_SUCCESS) {
-        for (size_t i = 0; i < bytes / 8; i++)
-            st.host[i] = i % WORDS == 1 ? ~0ull : 0;
-        r = drv.cuMemcpyHtoD(st.dev, st.host, bytes);
-    }
-    bool ok = r == CUDA_SUCCESS;
-    if (!ok) fail_cuda("runtime_error", "allocating check statistics", r);
-    for (int v = 0; ok && v < (once ? 1 : VERIFY_LAUNCHES + WARMUP); v++) {
+/* The verifying (and warm-up) launches on set 0, one at a time, launches
+ * [0, n); the first's time is sent as the probe when `probe`. */
+static bool verify_launches(const launch_cfg *l, stats_t *st, size_t bytes, int n, bool probe,
+                            int launches) {
+    for (int v = 0; v < n; v++) {
         double t0 = now_seconds();
         unsigned poison = POISON[v & 1];
-        if ((r = prepare(poison, 0)) != CUDA_SUCCESS) {
+        CUresult r = prepare(poison, 0);
+        if (r != CUDA_SUCCESS) {
             fail_cuda("runtime_error", "preparing buffers", r);
-            ok = false;
-            break;
+            return false;
         }
-        if ((r = launch(l)) != CUDA_SUCCESS) {
+        if ((r = launch(l, 0)) != CUDA_SUCCESS) {
             fail_cuda("launch_error", "launching", r);
-            ok = false;
-            break;
+            return false;
         }
-        if ((r = queue_checks(&st, v, poison, 0)) != CUDA_SUCCESS ||
+        if ((r = queue_checks(st, v, poison, 0)) != CUDA_SUCCESS ||
             (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS ||
-            (r = drv.cuMemcpyDtoH(st.host, st.dev, bytes)) != CUDA_SUCCESS) {
+            (r = drv.cuMemcpyDtoH(st->host, st->dev, bytes)) != CUDA_SUCCESS) {
             fail_cuda("runtime_error", "running the kernel", r);
-            ok = false;
-            break;
+            return false;
         }
-        if (v == 0)
+        if (v == 0 && probe)
             send_json(json_pack("{s:f, s:i}", "probe_ms", (now_seconds() - t0) * 1e3,
                                 "launches_left", launches - 1));
         char which[48];
         snprintf(which, sizeof which, "%s launch %d", v < VERIFY_LAUNCHES ? "verifying" : "warm-up",
                  v + 1);
-        ok = read_checks(&st, v, which, v, 0);
+        if (!read_checks(st, v, which, v, 0)) return false;
     }
-    ok = ok && intact();
-    if (once) { /* under a sanitizer: one checked launch is what it watches */
-        if (ok) send_json(json_pack("{s:b, s:i}", "ok", 1, "occupancy", occupancy));
-        reps = 0;
-        ok = false;
-    }
-    for (int i = 0; ok && i < reps * 2 && r == CUDA_SUCCESS; i++)
+    return intact();
+}
+
+/* The timed launches in one stream, their checks queued between them
+ * (outside the timed events), from stats slot `first`; ms[] gets their
+ * times, *reps how many ran (1 when the first was over reject_ms). */
+static bool timed_launches(const launch_cfg *l, stats_t *st, size_t bytes, int first, int *reps,
+                           double reject_ms, float *ms) {
+    int asked = *reps;
+    CUevent *ev = calloc((size_t)asked * 2, sizeof *ev);
+    CUresult r = CUDA_SUCCESS;
+    for (int i = 0; i < asked * 2 && r == CUDA_SUCCESS; i++)
         r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
-    int asked = reps;
-    for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++) {
+    for (int i = 0; i < *reps && r == CUDA_SUCCESS; i++) {
         unsigned poison = POISON[i & 1];
-        int li = VERIFY_LAUNCHES + WARMUP + i;
         r = prepare(poison, 0);
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i], NULL);
-        if (r == CUDA_SUCCESS) r = launch(l);
+        if (r == CUDA_SUCCESS) r = launch(l, 0);
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i + 1], NULL);
-        if (r == CUDA_SUCCESS) r = queue_checks(&st, li, poison, 0);
+        if (r == CUDA_SUCCESS) r = queue_checks(st, first + i, poison, 0);
         if (i == 0 && r == CUDA_SUCCESS && reject_ms > 0 && first_too_slow(ev, reject_ms, &r))
-            reps = 1; /* the events past ev[1] stay made, destroyed below */
+            *reps = 1; /* the events past ev[1] stay made, destroyed below */
     }
-    if (ok && r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
-    if (ok && r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st.host, st.dev, bytes);
-    for (int i = 0; ok && i < reps && r == CUDA_SUCCESS; i++)
+    if (r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
+    if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st->host, st->dev, bytes);
+    for (int i = 0; i < *reps && r == CUDA_SUCCESS; i++)
         r = drv.cuEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
     for (int i = 0; i < asked * 2; i++)
         if (ev[i]) drv.cuEventDestroy(ev[i]);
-    if (ok && r != CUDA_SUCCESS) {
-        ok = false;
+    free(ev);
+    if (r != CUDA_SUCCESS) {
         fail_cuda("runtime_error", "timing the kernel", r);
+        return false;
     }
-    for (int i = 0; ok && i < reps; i++) {
+    for (int i = 0; i < *reps; i++) {
         char which[48];
-        snprintf(which, sizeof which, "timed launch %d of %d", i + 1, reps);
-        ok = read_checks(&st, VERIFY_LAUNCHES + WARMUP + i, which, 1, 0);
+        snprintf(which, sizeof which, "timed launch %d of %d", i + 1, *reps);
+        if (!read_checks(st, first + i, which, 1, 0)) return false;
     }
-    ok = ok && fresh_launch(l, &st, launches - 1, bytes);
-    if (ok && intact()) {
-        qsort(ms, (size_t)reps, sizeof *ms, cmp_float);
-        double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-        json_t *ans = json_pack("{s:b, s:f, s:f, s:f, s:i, s:i}", "ok", 1, "median_ms", median,
-                                "min_ms", (double)ms[0], "max_ms", (double)ms[reps - 1],
-                                "occupancy", occupancy, "timed_launches", reps);
-        if (reps < asked) json_object_set_new(ans, "rejected", json_true());
-        if (R.prob.acc_rms > 0) { /* how close to the accuracy limits it came */
-            json_object_set_new(ans, "error_rms", json_real(R.worst_rms));
-            json_object_set_new(ans, "error_max", json_real(R.worst_max));
+    return intact(); /* damage seen where it happens, before set 1 overwrites it */
+}
+
+/* Every launch starts from poisoned outputs and is checked: the verifying
+ * launches one at a time, the timed ones in one stream with their checks
+ * queued between them, then one on each of the other input sets. With
+ * reject_ms > 0, a variant whose first timed launch is slower than that is
+ * answered on that one launch (still checked), so a hopeless variant costs
+ * one, not reps. `extra`: launches still to come after these (the check
+ * sizes'), for the probe line. Returns the answer to send, or NULL when a
+ * failure was answered. */
+static json_t *run_measurement(const launch_cfg *l, int reps, int occupancy, bool once,
+                               double reject_ms, int extra) {
+    int launches = VERIFY_LAUNCHES + WARMUP + reps + SETS - 1, asked = reps;
+    R.worst_rms = R.worst_max = 0;
+    stats_t st = {0};
+    size_t bytes = 0;
+    float *ms = calloc((size_t)reps, sizeof *ms);
+    json_t *ans = NULL;
+    CUresult r = stats_alloc(&st, launches, &bytes);
+    if (r != CUDA_SUCCESS) {
+        fail_cuda("runtime_error", "allocating check statistics", r);
+    } else if (once) { /* under a sanitizer: one checked launch is what it watches */
+        if (verify_launches(l, &st, bytes, 1, true, 1 + extra))
+            ans = json_pack("{s:b, s:i}", "ok", 1, "occupancy", occupancy);
+    } else if (verify_launches(l, &st, bytes, VERIFY_LAUNCHES + WARMUP, true, launches + extra) &&
+               timed_launches(l, &st, bytes, VERIFY_LAUNCHES + WARMUP, &reps, reject_ms, ms)) {
+        bool ok = true;
+        for (int set = 1; ok && set < SETS; set++)
+            ok = fresh_launch(l, &st, launches - SETS + set, bytes, set);
+        if (ok) {
+            qsort(ms, (size_t)reps, sizeof *ms, cmp_float);
+            double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+            ans = json_pack("{s:b, s:f, s:f, s:f, s:i, s:i}", "ok", 1, "median_ms", median,
+                            "min_ms", (double)ms[0], "max_ms", (double)ms[reps - 1], "occupancy",
+                            occupancy, "timed_launches", reps);
+            if (reps < asked) json_object_set_new(ans, "rejected", json_true());
+            if (P->acc_rms > 0) { /* how close to the accuracy limits it came */
+                json_object_set_new(ans, "error_rms", json_real(R.worst_rms));
+                json_object_set_new(ans, "error_max", json_real(R.worst_max));
+            }
         }
-        send_json(ans);
-    } else if (!ok) {
-        damage(); /* repair quietly: the failure is answered already */
     }
+    if (!ans && r == CUDA_SUCCESS) damage(); /* repair quietly: the failure is answered */
     if (st.dev) drv.cuMemFree(st.dev);
     free(st.host);
-    free(ev);
     free(ms);
+    return ans;
+}
+
+/* A check size: the verifying launches (both poisons) and one on each other
+ * input set, untimed. False when a failure was answered. */
+static bool check_measurement(const launch_cfg *l) {
+    stats_t st = {0};
+    size_t bytes = 0;
+    int launches = CHECK_VERIFY + SETS - 1;
+    CUresult r = stats_alloc(&st, launches, &bytes);
+    bool ok = r == CUDA_SUCCESS;
+    if (!ok) fail_cuda("runtime_error", "allocating check statistics", r);
+    ok = ok && verify_launches(l, &st, bytes, CHECK_VERIFY, false, 0);
+    for (int set = 1; ok && set < SETS; set++)
+        ok = fresh_launch(l, &st, CHECK_VERIFY + set - 1, bytes, set);
+    if (!ok && r == CUDA_SUCCESS) damage();
+    if (st.dev) drv.cuMemFree(st.dev);
+    free(st.host);
+    return ok;
 }
 
 static bool read_dims(json_t *req, const char *key, unsigned out[3]) {
@@ -645,8 +726,8 @@ static bool read_list(json_t *m, const char *key, size_t n, cuuint64_t lo, cuuin
 static bool encode_map(json_t *m, int index, CUtensorMap *out) {
     const char *name = json_string_value(json_object_get(m, "buffer"));
     rbuf *b = NULL;
-    for (int i = 0; name && i < R.prob.n_bufs; i++)
-        if (!strcmp(R.prob.bufs[i].name, name)) b = &R.prob.bufs[i];
+    for (int i = 0; name && i < P->n_bufs; i++)
+        if (!strcmp(P->bufs[i].name, name)) b = &P->bufs[i];
     size_t rank = json_array_size(json_object_get(m, "dims"));
     cuuint64_t dims[5], strides[4] = {0}, box64[5];
     cuuint32_t box[5], estr[5] = {1, 1, 1, 1, 1};
@@ -692,8 +773,9 @@ static bool encode_map(json_t *m, int index, CUtensorMap *out) {
     return true;
 }
 
-/* The argument list of a launch with tensor maps: the problem's, then the
- * maps (passed by value as __grid_constant__ parameters). */
+/* The argument lists of a launch with tensor maps, per input set: the
+ * problem's, then the maps (passed by value as __grid_constant__
+ * parameters). */
 static bool read_maps(json_t *req, launch_cfg *l) {
     json_t *maps = json_object_get(req, "tensor_maps");
     size_t n = json_array_size(maps);
@@ -704,11 +786,13 @@ static bool read_maps(json_t *req, launch_cfg *l) {
     }
     for (size_t i = 0; i < n; i++)
         if (!encode_map(json_array_get(maps, i), (int)i, &l->maps[i])) return false;
-    l->args = calloc((size_t)R.prob.n_args + n, sizeof *l->args);
-    for (int i = 0; i < R.prob.n_args; i++)
-        l->args[i] = R.prob.arg_ptrs[i];
-    for (size_t i = 0; i < n; i++)
-        l->args[(size_t)R.prob.n_args + i] = &l->maps[i];
+    for (int set = 0; set < SETS; set++) {
+        l->args[set] = calloc((size_t)P->n_args + n, sizeof *l->args[set]);
+        for (int i = 0; i < P->n_args; i++)
+            l->args[set][i] = P->arg_ptrs[set][i];
+        for (size_t i = 0; i < n; i++)
+            l->args[set][(size_t)P->n_args + i] = &l->maps[i];
+    }
     return true;
 }
 
@@ -723,59 +807,37 @@ static void measure_host(const char *lib, int reps) {
         return;
     }
     launch_cfg l = {.host = fn};
-    run_measurement(&l, reps, 0, false, 0);
+    json_t *ans = run_measurement(&l, reps, 0, false, 0, 0);
+    if (ans) send_json(ans);
 }
 
-static void cmd_measure(json_t *req) {
-    if (!R.have_problem) {
-        fail("setup_error", "no problem set up before measure");
-        return;
-    }
-    const char *host = json_string_value(json_object_get(req, "host"));
-    if (host) {
-        json_int_t reps = json_integer_value(json_object_get(req, "reps"));
-        if (reps < 1 || reps > 100000)
-            fail("bad_request", "measure needs reps in 1..100000");
-        else
-            measure_host(host, (int)reps);
-        return;
-    }
-    const char *cubin = json_string_value(json_object_get(req, "cubin"));
-    const char *kernel = json_string_value(json_object_get(req, "kernel"));
+/* A launch of fn by `req` (grid, block, smem, resident, tensor_maps) on the
+ * current problem: its configuration in *l and its occupancy, or -1 after
+ * answering why it cannot run. */
+static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     json_int_t smem = json_integer_value(json_object_get(req, "smem"));
-    json_int_t reps = json_integer_value(json_object_get(req, "reps"));
     json_int_t resident = json_integer_value(json_object_get(req, "resident"));
-    static launch_cfg l; /* 64-byte aligned maps; one measure at a time */
-    memset(&l, 0, sizeof l);
-    l.smem = (unsigned)smem;
-    if (!cubin || !kernel || smem < 0 || smem > 0x7fffffff || reps < 1 || reps > 100000 ||
-        !read_dims(req, "grid", l.grid) || !read_dims(req, "block", l.block)) {
-        fail("bad_request",
-             "measure needs cubin, kernel, grid[3], block[3], smem and reps in range");
-        return;
+    l->fn = fn;
+    l->smem = (unsigned)smem;
+    if (smem < 0 || smem > 0x7fffffff || !read_dims(req, "grid", l->grid) ||
+        !read_dims(req, "block", l->block)) {
+        fail("bad_request", "measure needs grid[3], block[3] and smem in range");
+        return -1;
     }
-    if (!dims_fit(&l) || !read_maps(req, &l)) return;
-    unsigned threads = l.block[0] * l.block[1] * l.block[2];
-    CUmodule mod;
-    CUresult r = drv.cuModuleLoad(&mod, cubin);
-    if (r != CUDA_SUCCESS) {
-        fail_cuda("load_error", "loading the cubin", r);
-        free(l.args);
-        return;
-    }
+    if (!dims_fit(l) || !read_maps(req, l)) return -1;
+    unsigned threads = l->block[0] * l->block[1] * l->block[2];
     int max_threads = 0, occ = 0;
-    if ((r = drv.cuModuleGetFunction(&l.fn, mod, kernel)) != CUDA_SUCCESS) {
-        fail_cuda("load_error", "finding the kernel", r);
-    } else if ((r = drv.cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                           (int)smem)) != CUDA_SUCCESS) {
+    CUresult r;
+    if ((r = drv.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    (int)smem)) != CUDA_SUCCESS) {
         fail_cuda("launch_refused", "asking for the shared memory", r);
-    } else if (drv.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                      l.fn) == CUDA_SUCCESS &&
+    } else if (drv.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) ==
+                   CUDA_SUCCESS &&
                threads > (unsigned)max_threads) {
         fail("launch_refused", "%u threads per block asked; this kernel allows at most %d", threads,
              max_threads);
     } else if ((r = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &occ, l.fn, (int)threads, (size_t)smem)) != CUDA_SUCCESS) {
+                    &occ, fn, (int)threads, (size_t)smem)) != CUDA_SUCCESS) {
         fail_cuda("launch_refused", "computing occupancy", r);
     } else if (occ == 0) {
         fail("launch_refused",
@@ -785,11 +847,87 @@ static void cmd_measure(json_t *req) {
         fail("over_occupancy", "only %d blocks of this variant fit on an SM, not %lld", occ,
              (long long)resident);
     } else {
-        run_measurement(&l, (int)reps, occ, json_is_true(json_object_get(req, "sanitize")),
-                        json_number_value(json_object_get(req, "reject_ms")));
+        return occ;
+    }
+    return -1;
+}
+
+/* The check sizes of a measure (after the tuned sizes verified and were
+ * timed): each {"slot": K, grid, block, smem, resident, tensor_maps} on
+ * problem slot K, verified untimed. False when a failure was answered. */
+static bool run_checks(json_t *checks, CUfunction fn) {
+    static launch_cfg l; /* 64-byte aligned maps */
+    bool ok = true;
+    for (size_t i = 0; ok && i < json_array_size(checks); i++) {
+        json_t *c = json_array_get(checks, i);
+        json_int_t slot = json_integer_value(json_object_get(c, "slot"));
+        if (slot < 1 || slot >= SLOTS || !R.have[slot]) {
+            fail("bad_request", "check %zu names problem slot %lld, which is not set up", i + 1,
+                 (long long)slot);
+            return false;
+        }
+        P = &R.probs[slot];
+        memset(&l, 0, sizeof l);
+        ok = configure(c, fn, &l) >= 0 && check_measurement(&l);
+        free_cfg(&l);
+    }
+    P = &R.probs[0];
+    return ok;
+}
+
+static void cmd_measure(json_t *req) {
+    P = &R.probs[0];
+    if (!R.have[0]) {
+        fail("setup_error", "no problem set up before measure");
+        return;
+    }
+    const char *host = json_string_value(json_object_get(req, "host"));
+    json_int_t reps = json_integer_value(json_object_get(req, "reps"));
+    if (reps < 1 || reps > 100000) {
+        fail("bad_request", "measure needs reps in 1..100000");
+        return;
+    }
+    if (host) {
+        measure_host(host, (int)reps);
+        return;
+    }
+    const char *cubin = json_string_value(json_object_get(req, "cubin"));
+    const char *kernel = json_string_value(json_object_get(req, "kernel"));
+    json_t *checks = json_object_get(req, "checks");
+    if (!cubin || !kernel || json_array_size(checks) >= SLOTS) {
+        fail("bad_request", "measure needs cubin, kernel and at most %d checks", SLOTS - 1);
+        return;
+    }
+    static launch_cfg l; /* 64-byte aligned maps; one measure at a time */
+    memset(&l, 0, sizeof l);
+    CUmodule mod;
+    CUfunction fn;
+    CUresult r = drv.cuModuleLoad(&mod, cubin);
+    if (r != CUDA_SUCCESS) {
+        fail_cuda("load_error", "loading the cubin", r);
+        return;
+    }
+    if ((r = drv.cuModuleGetFunction(&fn, mod, kernel)) != CUDA_SUCCESS) {
+        fail_cuda("load_error", "finding the kernel", r);
+    } else {
+        int occ = configure(req, fn, &l);
+        bool once = json_is_true(json_object_get(req, "sanitize"));
+        int extra = (int)json_array_size(checks) * (CHECK_VERIFY + SETS - 1);
+        json_t *ans = occ < 0 ? NULL
+                              : run_measurement(&l, (int)reps, occ, once,
+                                                json_number_value(json_object_get(req, "reject_ms")),
+                                                once ? 0 : extra);
+        /* a rejected variant can never be the best: its checks would buy nothing */
+        bool check = ans && !once && !json_is_true(json_object_get(ans, "rejected"));
+        if (check && !run_checks(checks, fn)) {
+            json_decref(ans);
+            ans = NULL;
+        }
+        if (check && ans) json_object_set_new(ans, "checked", json_integer((json_int_t)json_array_size(checks)));
+        if (ans) send_json(ans);
     }
     drv.cuModuleUnload(mod);
-    free(l.args);
+    free_cfg(&l);
 }
 
 /* One of the ceilings: a copy kernel, a device-to-device memcpy, or the FMA
@@ -895,6 +1033,8 @@ static bool open_device(int ordinal, const char *fatbin, char **why) {
         (r = drv.cuModuleGetFunction(&R.seal, mod, "bartune_seal")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.copy, mod, "bartune_copy")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.fma_peak, mod, "bartune_fma_peak")) != CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.fill_padding, mod, "bartune_fill_padding")) !=
+            CUDA_SUCCESS ||
         (r = drv.cuMemAlloc(&R.scratch, 64)) != CUDA_SUCCESS) {
         *why = xasprintf("opening GPU %d (runner kernels %s): %s", ordinal, fatbin,
                          driver_error(r, buf, sizeof buf));
@@ -982,6 +1122,7 @@ int main(int argc, char **argv) {
     while (getline(&line, &cap, in) > 0 && handle(line)) {
     }
     free(line);
-    if (R.have_problem) problem_free(&R.prob);
+    for (int k = 0; k < SLOTS; k++)
+        if (R.have[k]) problem_free(&R.probs[k]);
     return 0;
 }
