@@ -13,6 +13,10 @@
 # FAKE_RUNNER_VARY=1: each cubin gets its own time, 1 to 8 ms (for early
 #   rejection: a reject_ms below it gets one timed launch, "rejected").
 # FAKE_RUNNER_DIE_ON=K: GPU K's runner crashes on its first measure.
+# FAKE_RUNNER_CHECK_FAILS=PATTERN: a measure whose cubin path matches the
+#   grep pattern fails at its first check size (wrong_result), as a kernel
+#   that is right only at the tuned sizes would; the others answer
+#   "checked" with the number of check sizes the request names.
 ordinal=${1:-0}
 name=$(tr ',' '\n' <<<"${FAKE_RUNNER_NAMES:-}" | sed -n "$((ordinal + 1))p")
 name=${name:-Fake GPU}
@@ -31,11 +35,17 @@ while IFS= read -r line <&3; do
              ms=1
              [ "${FAKE_RUNNER_VARY:-0}" = 1 ] &&
                  ms=$(( $(sed -n 's/.*"cubin": *"\([^"]*\)".*/\1/p' <<<"$line" | cksum | cut -d' ' -f1) % 8 + 1 ))
+             checks=$(grep -o '"slot": *[0-9]*' <<<"$line" | wc -l)
+             if [ "$checks" -gt 0 ] && [ -n "${FAKE_RUNNER_CHECK_FAILS:-}" ] &&
+                 sed -n 's/.*"cubin": *"\([^"]*\)".*/\1/p' <<<"$line" | grep -q -- "$FAKE_RUNNER_CHECK_FAILS"; then
+                 echo '{"ok":false,"status":"wrong_result","message":"at check sizes (fake): verifying launch 1: 1 of 2 elements wrong"}' >&4
+                 continue
+             fi
              reject=$(sed -n 's/.*"reject_ms": *\([0-9.e+-]*\).*/\1/p' <<<"$line")
              if [ -n "$reject" ] && awk -v m="$ms" -v r="$reject" 'BEGIN { exit !(m > r) }'; then
                  echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":1,"rejected":true}' >&4
              else
-                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":20}' >&4
+                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":20,"checked":'$checks'}' >&4
              fi ;;
     floor) echo '{"ok":true,"copy_gbps":1000.0,"dtod_gbps":1200.0,"fma_per_s":1e13}' >&4 ;;
     quit) exit 0 ;;

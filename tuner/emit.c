@@ -407,7 +407,8 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         int older;
         json_t *best = best_current(s, recs, sizes, NULL, &older);
         if (older)
-            msg_warn("%s: %d faster record(s) were measured with an earlier version of %s; bartune "
+            msg_warn("%s: %d faster record(s) were measured with an earlier version of %s or "
+                     "verified under other checks (its check sizes, views, input sets); bartune "
                      "run measures them again",
                      records_path, older, space_file(s));
         if (!best || *n >= MAX_EMITTED) continue;

@@ -1,14 +1,17 @@
 #include "gpu.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "progress.h"
 #include "reference_lib.h"
+#include "session.h"
 #include "util.h"
 
 static const double SETUP_TIMEOUT = 1800; /* the CPU reference of a large problem */
@@ -117,8 +120,8 @@ static json_t *kernel_args(gpu *g) {
             json_array_foreach(json_object_get(g->instance, lists[l]), k,
                                e) if (!arg &&
                                       !strcmp(json_string_value(json_object_get(e, "name")), n))
-                arg = json_pack("{s:O, s:O}", "type", json_object_get(e, "type"), "value",
-                                json_object_get(e, "value"));
+                arg = json_pack("{s:O, s:O, s:O}", "name", json_object_get(e, "name"), "type",
+                                json_object_get(e, "type"), "value", json_object_get(e, "value"));
         json_array_append_new(args, arg ? arg : json_null());
     }
     return args;
@@ -139,35 +142,85 @@ static char *reference_cache(gpu *g, json_t *req) {
     return path;
 }
 
-static bool setup_on(gpu *g, runner_client *rc) {
+/* The secret that picks where input set 2 differs from set 0: drawn once
+ * per cache folder (cache/secret, mode 0600) so that references stay
+ * cached, and never in reach of a kernel (which runs on the GPU, and is
+ * compiled from sources that do not name it). 0 when none can be kept:
+ * then the runner derives one from the seed. */
+static json_int_t secret(const options *o) {
+    char *path = path_join(o->cache, "secret");
+    unsigned long long k = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        if (rnd >= 0 && read(rnd, &k, sizeof k) != (ssize_t)sizeof k) k = 0;
+        if (rnd >= 0) close(rnd);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 && write(fd, &k, sizeof k) != (ssize_t)sizeof k) k = 0;
+        if (fd >= 0) close(fd);
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* another writer may have won */
+    }
+    if (fd >= 0 && read(fd, &k, sizeof k) != (ssize_t)sizeof k) k = 0;
+    if (fd >= 0) close(fd);
+    free(path);
+    return (json_int_t)(k & 0x7fffffffffffffffull);
+}
+
+/* One problem request: `inst` (the tuned sizes' instance, or a check's) in
+ * runner slot `slot`, named in messages by `where`. */
+static bool setup_one(gpu *g, runner_client *rc, json_t *inst, int slot, const char *label) {
     json_t *problem = space_problem(g->s);
+    json_t *saved = g->instance;
+    g->instance = inst; /* kernel_args reads it */
     json_t *req = json_pack("{s:s, s:O, s:s, s:I, s:O, s:O, s:O, s:o}", "op", "problem", "name",
                             json_object_get(problem, "name"), "reference", g->reference_lib, "seed",
                             (json_int_t)(g->o->seed & 0x7fffffffffffffffull), "verify",
                             json_object_get(problem, "verify"), "sizes",
-                            json_object_get(g->instance, "sizes"), "buffers",
-                            json_object_get(g->instance, "buffers"), "args", kernel_args(g));
-    json_object_set_new(req, "scalars", json_deep_copy(json_object_get(g->instance, "scalars")));
+                            json_object_get(inst, "sizes"), "buffers",
+                            json_object_get(inst, "buffers"), "args", kernel_args(g));
+    g->instance = saved;
+    json_object_set_new(req, "scalars", json_deep_copy(json_object_get(inst, "scalars")));
+    json_object_set_new(req, "secret", json_integer(secret(g->o)));
+    if (slot) {
+        char *where = xasprintf("at check sizes %s: ", label);
+        json_object_set_new(req, "slot", json_integer(slot));
+        json_object_set_new(req, "where", json_string(where));
+        free(where);
+    }
     json_t *acc = json_object_get(problem, "accuracy");
     if (acc) json_object_set_new(req, "accuracy", json_deep_copy(acc));
     char *cache = reference_cache(g, req);
     if (cache) json_object_set_new(req, "cache", json_string(cache));
     if (g->cpu_only) json_object_set_new(req, "cpu_only", json_true()); /* same cache key */
     free(cache);
-    char *desc = json_dumps(g->sizes, JSON_COMPACT);
-    progress("preparing %s at %s (inputs and CPU reference)",
-             json_string_value(json_object_get(problem, "name")), desc);
+    const char *name = json_string_value(json_object_get(problem, "name"));
+    progress("preparing %s at %s%s (inputs and CPU reference)", name, slot ? "check sizes " : "",
+             label);
     json_t *ans;
     runner_result r = runner_request(rc, req, SETUP_TIMEOUT, &ans);
     progress_end();
     if (r != RUNNER_OK)
-        msg_error("the runner could not set up problem '%s' at %s: %s",
-                  json_string_value(json_object_get(problem, "name")), desc,
+        msg_error("the runner could not set up problem '%s' at %s%s: %s", name,
+                  slot ? "check sizes " : "", label,
                   json_string_value(json_object_get(ans, "message")));
-    free(desc);
     json_decref(ans);
     json_decref(req);
     return r == RUNNER_OK;
+}
+
+/* The tuned sizes in slot 0, then their check sizes in slots 1... */
+static bool setup_on(gpu *g, runner_client *rc) {
+    char *desc = json_dumps(g->sizes, JSON_COMPACT);
+    bool ok = setup_one(g, rc, g->instance, 0, desc);
+    free(desc);
+    json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(g->instance, "checks"), i, c) {
+        if (!ok) break;
+        ok = setup_one(g, rc, json_object_get(c, "instance"), (int)i + 1,
+                       json_string_value(json_object_get(c, "label")));
+    }
+    return ok;
 }
 
 static bool setup(gpu *g) {
@@ -223,6 +276,53 @@ static double first_answer_timeout(const gpu *g) {
     return g->o->timeout + 10;
 }
 
+/* The check sizes' launches of a measure request (runner slots 1...): each
+ * geometry at its sizes. False when launch() failed there (printed, and
+ * *geometry cleared: the run stops) or its geometry is out of range
+ * (*refused: a launch_refused answer naming the check sizes). */
+static bool add_checks(gpu *g, json_t *req, const config *values, json_t **geometry,
+                       json_t **refused) {
+    json_t *list = json_array(), *c;
+    size_t i;
+    json_array_foreach(json_object_get(g->instance, "checks"), i, c) {
+        char *err = NULL;
+        const char *label = json_string_value(json_object_get(c, "label"));
+        json_t *cs = session_sizes_of(json_object_get(c, "instance"));
+        json_t *geo = space_geometry(g->s, &g->dev, values, cs, NULL, &err);
+        json_decref(cs);
+        char *bad = geo ? check_geometry(geo) : NULL;
+        if (!geo || bad) {
+            if (!geo) {
+                msg_error("at check sizes %s: %s", label, err);
+                json_decref(*geometry);
+                *geometry = NULL;
+            } else {
+                char *why = xasprintf("at check sizes %s: %s (fix the space's launch function)",
+                                      label, bad);
+                *refused = json_pack("{s:b, s:s, s:s}", "ok", 0, "status", "launch_refused",
+                                     "message", why);
+                free(why);
+            }
+            free(err);
+            free(bad);
+            json_decref(geo);
+            json_decref(list);
+            return false;
+        }
+        json_t *e = json_pack("{s:i, s:O, s:O, s:O, s:O}", "slot", (int)i + 1, "grid",
+                              json_object_get(geo, "grid"), "block", json_object_get(geo, "block"),
+                              "smem", json_object_get(geo, "smem"), "resident",
+                              json_object_get(geo, "resident"));
+        json_t *maps = json_object_get(geo, "tensor_maps");
+        if (json_array_size(maps)) json_object_set(e, "tensor_maps", maps);
+        json_array_append_new(list, e);
+        json_decref(geo);
+    }
+    if (json_array_size(list)) json_object_set(req, "checks", list);
+    json_decref(list);
+    return true;
+}
+
 /* The measure request for `values` on g's problem; NULL (printed) when
  * the space's launch() failed, or (*refused: the answer) when its geometry
  * is out of range. */
@@ -254,6 +354,10 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
     if (json_array_size(maps)) json_object_set(req, "tensor_maps", maps);
     if (sanitize) json_object_set_new(req, "sanitize", json_true());
     if (reject_ms > 0) json_object_set_new(req, "reject_ms", json_real(reject_ms));
+    if (!sanitize && !add_checks(g, req, values, geometry, refused)) {
+        json_decref(req);
+        return NULL;
+    }
     return req;
 }
 

@@ -191,6 +191,10 @@ char *record_check(json_t *rec, const char *want_key) {
             !json_is_integer(json_object_get(rec, "occupancy")))
             return xstrdup("an ok record needs median_ms, min_ms, max_ms > 0 and occupancy");
     }
+    json_t *ver = json_object_get(rec, "verified");
+    if (ver && !(json_is_string(ver) && strlen(json_string_value(ver)) == 16 &&
+                 strspn(json_string_value(ver), "0123456789abcdef") == 16))
+        return xstrdup("verified must be a digest of 16 hex digits");
     json_t *rej = json_object_get(rec, "rejected"), *tl = json_object_get(rec, "timed_launches");
     if ((rej && !json_is_boolean(rej)) || (tl && !json_is_integer(tl)))
         return xstrdup("rejected must be a boolean and timed_launches an integer");

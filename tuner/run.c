@@ -64,6 +64,7 @@ static int run_all(run_ctx *c, json_t *sizes, json_t *instances) {
     for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++) {
         c->sizes = json_array_get(sizes, z);
         c->instance = json_array_get(instances, z);
+        verification_digest(c->instance, c->digest);
         c->best_ms = best_so_far(c);
         rc = o->strategy ? schedule_search(c) : schedule_all(c);
         if (rc == EXIT_OK && o->sanitize) {

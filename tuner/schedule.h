@@ -44,6 +44,7 @@ typedef struct {
     const char *nvcc_version;
     results_store store;
     json_t *sizes, *instance; /* the size tuple being measured */
+    char digest[17];          /* verification_digest(instance) */
     json_t *done;             /* ids recorded under this fingerprint */
     double best_ms;           /* the best so far at sizes, for early rejection */
     int measured, skipped, failed;

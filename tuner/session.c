@@ -52,7 +52,7 @@ bool session_variants(space *s, const options *o, const device_info *d, variant_
 }
 
 /* The instance's sizes list as an object. */
-static json_t *sizes_object(json_t *instance) {
+json_t *session_sizes_of(json_t *instance) {
     json_t *o = json_object(), *z;
     size_t i;
     json_array_foreach(json_object_get(instance, "sizes"), i, z) json_object_set(
@@ -86,7 +86,7 @@ json_t *session_sizes(space *s, const options *o, json_t **instances) {
             *instances = NULL;
             return NULL;
         }
-        json_array_append_new(out, sizes_object(inst));
+        json_array_append_new(out, session_sizes_of(inst));
         json_array_append_new(*instances, inst);
     }
     json_decref(given);
@@ -139,10 +139,52 @@ bool session_current(space *s, json_t *rec) {
     return same;
 }
 
+/* The runner's checks as of this version: three input sets, views, check
+ * sizes. Records verified before it was raised are not current. */
+static const char VERIFY_VERSION[] = "bartune-verify-3";
+
+void verification_digest(json_t *instance, char out[17]) {
+    json_t *copy = json_deep_copy(instance);
+    const char *cost[] = {"bytes", "fma", "mma", "floor_ms"};
+    for (size_t i = 0; i < sizeof cost / sizeof cost[0]; i++)
+        json_object_del(copy, cost[i]); /* a better floor re-verifies nothing */
+    char *text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+    char *all = xasprintf("%s|%s", VERIFY_VERSION, text ? text : "");
+    text_hash(all, out);
+    free(all);
+    free(text);
+    json_decref(copy);
+}
+
+/* The digest at `sizes` as the space declares it now; "" when the space
+ * no longer takes these sizes. */
+static void digest_at(space *s, json_t *sizes, char out[17]) {
+    char *err = NULL;
+    json_t *inst = space_instance(s, sizes, &err);
+    out[0] = '\0';
+    if (inst) verification_digest(inst, out);
+    json_decref(inst);
+    free(err);
+}
+
+bool session_verified(space *s, json_t *rec, json_t *sizes) {
+    char digest[17];
+    digest_at(s, sizes, digest);
+    const char *v = json_string_value(json_object_get(rec, "verified"));
+    return v && !strcmp(v, digest);
+}
+
 json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int *older) {
+    return best_current_as(s, records, sizes, part, older, true);
+}
+
+json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, int *older,
+                        bool checked) {
     json_t *ranked = results_ranked(records, sizes), *rec, *best = NULL;
     size_t i;
     *older = 0;
+    char digest[17];
+    digest_at(s, sizes, digest);
     json_array_foreach(ranked, i, rec) {
         json_t *cfg = json_object_get(rec, "config");
         const char *k;
@@ -150,7 +192,8 @@ json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int
         bool matches = true;
         json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
         if (!matches || sanitizer_flagged(records, rec)) continue;
-        if (session_current(s, rec)) {
+        const char *verified = json_string_value(json_object_get(rec, "verified"));
+        if ((!checked || (verified && !strcmp(verified, digest))) && session_current(s, rec)) {
             best = rec;
             break;
         }

@@ -22,12 +22,26 @@ bool session_variants(space *s, const options *o, const device_info *d, variant_
  * problem's (or space's) tune list. Each a complete object of sizes, and the
  * space's instance at it in *instances (same order). NULL on error, printed. */
 json_t *session_sizes(space *s, const options *o, json_t **instances);
+/* The sizes of an instance (space_instance) as an object name -> value. */
+json_t *session_sizes_of(json_t *instance);
+/* The digest of how records at an instance's sizes are verified now: its
+ * buffers, views, distributions, scalars and check sizes, and the runner's
+ * checks (VERIFY_VERSION). A record is current only with this digest. */
+void verification_digest(json_t *instance, char out[17]);
 /* A record's config split into compile-time values and launch values. */
 void session_split(space *s, json_t *config_obj, config *params, config *launch);
-/* The fastest ok record at `sizes` whose config contains `part` (or any)
- * and which the space as it is now renders to the same source it was
- * measured with; *older counts faster records from earlier versions. */
+/* The fastest ok record at `sizes` whose config contains `part` (or any),
+ * which the space as it is now renders to the same source it was measured
+ * with, and which was verified under the checks it declares now (its
+ * "verified" digest: verification_digest); *older counts faster records
+ * from earlier versions or verified under other checks. */
 json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int *older);
+/* best_current, or with `checked` false the same among records verified
+ * under any checks (show lists those when no record is verified now). */
+json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, int *older,
+                        bool checked);
+/* Was `rec` (at `sizes`) verified under the checks the space declares now? */
+bool session_verified(space *s, json_t *rec, json_t *sizes);
 /* Would the space as it is now render this record's config to the source
  * it was measured with? */
 bool session_current(space *s, json_t *rec);

@@ -6,10 +6,22 @@
 --              templates/<name>/reference.c (see templates/bartune_reference.h)
 --   sizes      { { "n", "size_t" }, { "lda", "int", default = function(s) return s.K end } }
 --              named integer sizes, with the C type the header and kernel take
---   scalars    { { "alpha", "float", value = 1.5 } }: values passed to the kernel
+--   scalars    { { "alpha", "float", value = 1.5, range = { -2, 2 }, special = { 0, 1 } } }:
+--              values passed to the kernel; input set 0 gets value, set 1 a
+--              value drawn from range (at the tuned sizes) or each check
+--              size's next special value in turn (optional: without range and
+--              special the scalar is the same in every set)
 --   buffers    { { "x", "float", role = "in", length = "n", init = { "uniform", -1, 1 } } }
 --              role: in | out | inout; length: a size's name or function(s);
---              init (in, inout): { "uniform", lo, hi } | { "const", v }
+--              init (in, inout): { "uniform", lo, hi } | { "const", v } |
+--              { "logmag", lo, hi } (a random sign, magnitudes from lo to hi
+--              at every scale: their logarithm uniform); init2: the second
+--              input set's distribution, over the range the problem's
+--              precision allows (default: init), so a kernel computing in a
+--              narrower type fails; view = { rows = "M", cols = "N", ld =
+--              "ldc" } (sizes' names or function(s)): a row-major matrix
+--              view, whose padding (columns cols..ld-1 of every row) the
+--              runner fills with a pattern the kernel must leave as it is
 --   args       the kernel's parameters, in order (names of buffers, sizes, scalars)
 --   signature  the parameters of the emitted host function, in order (a stream
 --              comes last); every arg must be among them
@@ -28,6 +40,13 @@
 --              card's measured rate); floor_ms, a bound of the problem's own
 --              for work none of those measure (a softmax's exp, say)
 --   tune       { { n = 1 << 28 }, ... }: the sizes a tune measures at
+--   checks     { { n = 1 }, { n = 1000003, offsets = { x = 1 } } } or
+--              function(s) returning such a list for tuned sizes s: sizes
+--              every candidate must also verify at (untimed) before it can be
+--              ranked or emitted: the calls a header serves that the tuned
+--              sizes are not (odd sizes, partial tiles, padded leading
+--              dimensions, sizes of 1); offsets (elements) move a buffer's
+--              start, for pointers a header may be called with; at most 16
 --   host_baselines  { { "cuBLAS SGEMM", source = "sgemm/cublas_baseline.cu",
 --              libs = { "cublas" } } }: library code bench times beside the
 --              tuned kernel, verified like one (see templates/bartune_baseline.h)
@@ -98,7 +117,8 @@ local function read_entities(P, t, file)
     if INTEGER_TYPES[v[2]] and math.type(v.value) ~= "integer" then
       fail(file, "scalar '" .. v[1] .. "' is " .. v[2] .. ": its value must be an integer, not " .. tostring(v.value))
     end
-    P.scalars[#P.scalars + 1] = { name = v[1], type = v[2], value = v.value }
+    local range, special = M.read_scalar_values(file, v)
+    P.scalars[#P.scalars + 1] = { name = v[1], type = v[2], value = v.value, range = range, special = special }
   end
   for _, b in ipairs(t.buffers or {}) do
     declare("buffer", b[1])
@@ -110,21 +130,93 @@ local function read_entities(P, t, file)
     elseif type(len) ~= "string" and type(len) ~= "function" then
       fail(file, "buffer '" .. b[1] .. "': length must be a size's name or function(s)")
     end
-    local init = b.init
+    local init, init2
     if b.role ~= "out" then
-      if type(init) ~= "table" or (init[1] ~= "uniform" and init[1] ~= "const") then
-        fail(file, "buffer '" .. b[1] .. "' (" .. b.role .. ") needs init = { \"uniform\", lo, hi } or { \"const\", v }")
-      end
-      for i = 2, init[1] == "uniform" and 3 or 2 do
-        if type(init[i]) ~= "number" or init[i] ~= init[i] then
-          fail(file, "buffer '" .. b[1] .. "': init values must be numbers")
-        end
-      end
+      init = M.read_init(file, b[1], b[2], "init", b.init)
+      if b.init2 ~= nil then init2 = M.read_init(file, b[1], b[2], "init2", b.init2) end
+    elseif b.init ~= nil or b.init2 ~= nil then
+      fail(file, "buffer '" .. b[1] .. "' is an output: it takes no init (the runner poisons it)")
     end
     P.buffers[#P.buffers + 1] = { name = b[1], type = b[2], role = b.role, length = len,
-      init = init and { kind = init[1], lo = init[2], hi = init[3] or init[2] } or nil }
+      init = init, init2 = init2, view = M.read_view(file, b[1], b.view, seen) }
   end
   return seen
+end
+
+-- The largest magnitude of each element type (integers: exact in a double).
+local TYPE_MAX = {
+  ["float"] = 3.4028234663852886e38, ["__nv_bfloat16"] = 3.3895313892515355e38,
+  ["double"] = 8.98846567431158e307, ["int"] = 2147483647, ["unsigned"] = 4294967295,
+  ["long long"] = 2 ^ 53, ["unsigned long long"] = 2 ^ 53, ["size_t"] = 2 ^ 53,
+}
+local TYPE_MIN = { ["unsigned"] = 0, ["unsigned long long"] = 0, ["size_t"] = 0 }
+
+-- Whether v is a number an element (or scalar) of type t holds.
+local function fits(t, v)
+  if type(v) ~= "number" or v ~= v then return false end
+  if INTEGER_TYPES[t] and math.type(v) ~= "integer" and v ~= math.floor(v) then return false end
+  return v <= TYPE_MAX[t] and v >= (TYPE_MIN[t] or -TYPE_MAX[t])
+end
+
+-- init / init2 of buffer `name` of type t: { kind, lo, hi }, checked so
+-- the runner can draw from it (no empty range, nothing past the type).
+function M.read_init(file, name, t, field, init)
+  local where = "buffer '" .. name .. "' (" .. t .. "): " .. field
+  if type(init) ~= "table" or (init[1] ~= "uniform" and init[1] ~= "const" and init[1] ~= "logmag") then
+    fail(file, where .. " must be { \"uniform\", lo, hi }, { \"const\", v } or { \"logmag\", lo, hi }")
+  end
+  local kind, lo = init[1], init[2]
+  local hi = kind == "const" and lo or init[3]
+  for _, v in ipairs({ lo, hi }) do
+    if not fits(t, v) then
+      fail(file, string.format("%s: %s is not a value of %s (finite%s, within +-%g)", where, tostring(v), t,
+        INTEGER_TYPES[t] and ", an integer" or "", TYPE_MAX[t]))
+    end
+  end
+  if not (lo <= hi) then fail(file, string.format("%s: the range %s..%s is empty (lo > hi)", where, tostring(lo), tostring(hi))) end
+  if kind == "logmag" and not (lo > 0 and not INTEGER_TYPES[t]) then
+    fail(file, where .. ": logmag draws magnitudes: a floating type and 0 < lo <= hi")
+  end
+  return { kind = kind, lo = lo, hi = hi }
+end
+
+-- A scalar's range = { lo, hi } and special = { values } (both optional).
+function M.read_scalar_values(file, v)
+  local where = "scalar '" .. v[1] .. "' (" .. v[2] .. ")"
+  if not fits(v[2], v.value) then fail(file, where .. ": value " .. tostring(v.value) .. " is not a " .. v[2]) end
+  local range, special
+  if v.range ~= nil then
+    local r = v.range
+    if type(r) ~= "table" or rawlen(r) ~= 2 or not fits(v[2], r[1]) or not fits(v[2], r[2]) or not (r[1] <= r[2]) then
+      fail(file, where .. ": range must be { lo, hi } with lo <= hi, values of its type")
+    end
+    range = { r[1], r[2] }
+  end
+  if v.special ~= nil then
+    if type(v.special) ~= "table" or rawlen(v.special) < 1 or rawlen(v.special) > 16 then
+      fail(file, where .. ": special must be a list of 1 to 16 values")
+    end
+    special = {}
+    for i = 1, rawlen(v.special) do
+      if not fits(v[2], v.special[i]) then fail(file, where .. ": special[" .. i .. "] is not a " .. v[2]) end
+      special[i] = v.special[i]
+    end
+  end
+  return range, special
+end
+
+-- view = { rows = ..., cols = ..., ld = ... }: sizes' names or function(s).
+function M.read_view(file, name, view, seen)
+  if view == nil then return nil end
+  local bad = "buffer '" .. name .. "': view must be { rows = ..., cols = ..., ld = ... }, each a size's name or function(s)"
+  if type(view) ~= "table" then fail(file, bad) end
+  local out = {}
+  for _, k in ipairs({ "rows", "cols", "ld" }) do
+    local v = rawget(view, k)
+    if not (type(v) == "function" or (type(v) == "string" and seen[v] == "size")) then fail(file, bad .. " (" .. k .. ")") end
+    out[k] = v
+  end
+  return out
 end
 
 local function read_names(file, what, list, seen)
@@ -168,6 +260,10 @@ function M.load(text, chunkname, sandbox)
       if type(t.cost) ~= "function" then fail(file, "problem{} needs cost = function(s) return { bytes = ..., fma = ... } end") end
       P.cost = t.cost
       P.tune = t.tune
+      if t.checks ~= nil and type(t.checks) ~= "table" and type(t.checks) ~= "function" then
+        fail(file, "problem{}: checks must be a list of sizes or function(s) returning one")
+      end
+      P.checks = t.checks
       P.host_baselines = M.read_host_baselines(file, t.host_baselines)
     end,
   }
@@ -269,12 +365,38 @@ local function length_of(P, b, s)
   return len
 end
 
--- What the runner needs for one size tuple: buffers with their lengths,
--- scalars with their values, and the cost model's figures.
-function M.instance(P, s)
+-- A view's rows, cols and ld at sizes s, checked against the buffer's
+-- length without wrapping.
+local function view_at(P, b, s, len)
+  if not b.view then return nil end
+  local out, where = {}, "buffer '" .. b.name .. "': view"
+  for _, k in ipairs({ "rows", "cols", "ld" }) do
+    local v = b.view[k]
+    if type(v) == "string" then v = s[v] else v = v(s) end
+    if math.type(v) ~= "integer" then fail(P.file, where .. "." .. k .. " at these sizes is " .. tostring(v) .. ", not an integer") end
+    out[k] = v
+  end
+  if not (out.rows >= 1 and out.cols >= 1 and out.ld >= out.cols and out.cols <= len and
+      out.rows - 1 <= (len - out.cols) // out.ld) then
+    fail(P.file, string.format("%s: rows %d, cols %d, ld %d do not fit its %d elements (1 <= cols <= ld, (rows - 1) ld + cols <= length)",
+      where, out.rows, out.cols, out.ld, len))
+  end
+  return out
+end
+
+local OFFSET_BYTES = 1 << 20
+
+-- The runner's description of one size tuple: buffers with their lengths
+-- (views, offsets, both distributions), scalars with their values (and what
+-- set 1 draws: `pick`, a check's index, chooses a special value), and the
+-- cost model's figures.
+local function instance_at(P, s, offsets, pick)
   local inst = { sizes = {}, scalars = {}, buffers = {} }
   for _, z in ipairs(P.sizes) do inst.sizes[#inst.sizes + 1] = { name = z.name, type = z.type, value = s[z.name] } end
-  for _, v in ipairs(P.scalars) do inst.scalars[#inst.scalars + 1] = { name = v.name, type = v.type, value = v.value } end
+  for _, v in ipairs(P.scalars) do
+    inst.scalars[#inst.scalars + 1] = { name = v.name, type = v.type, value = v.value, range = v.range,
+      special = v.special, pick = v.special and pick or nil }
+  end
   for _, b in ipairs(P.buffers) do
     local len = length_of(P, b, s)
     if math.type(len) ~= "integer" or len < 1 or len > MAX_BYTES // M.TYPES[b.type] then
@@ -282,7 +404,7 @@ function M.instance(P, s)
         b.name, tostring(len), MAX_BYTES // M.TYPES[b.type]))
     end
     inst.buffers[#inst.buffers + 1] = { name = b.name, type = b.type, role = b.role, length = len,
-      init = b.init }
+      init = b.init, init2 = b.init2, view = view_at(P, b, s, len), offset = offsets and offsets[b.name] or nil }
   end
   local cost = P.cost(s)
   if type(cost) ~= "table" then fail(P.file, "cost(s) must return { bytes = ..., fma = ... }") end
@@ -291,6 +413,73 @@ function M.instance(P, s)
     if type(v) ~= "number" or v < 0 or v ~= v then fail(P.file, "cost(s)." .. k .. " must be a number >= 0") end
     inst[k] = v
   end
+  return inst
+end
+
+-- One check entry: its sizes (completed) and offsets, checked.
+local function read_check(P, entry, i)
+  local where = P.file .. ": check " .. i
+  if type(entry) ~= "table" then error(where .. " is not a table of sizes", 0) end
+  local sizes, offsets = {}, nil
+  for k, v in pairs(entry) do
+    if k == "offsets" then offsets = v else sizes[k] = v end
+  end
+  if offsets ~= nil then
+    if type(offsets) ~= "table" then error(where .. ": offsets must be { buffer = elements }", 0) end
+    local known = {}
+    for _, b in ipairs(P.buffers) do known[b.name] = b end
+    local out = {}
+    for k, v in pairs(offsets) do
+      local b = known[k]
+      if not b then error(where .. ": offsets names '" .. tostring(k) .. "', which is not a buffer", 0) end
+      if math.type(v) ~= "integer" or v < 0 or v * M.TYPES[b.type] > OFFSET_BYTES then
+        error(string.format("%s: offset of '%s' must be an integer of 0..%d elements", where, k, OFFSET_BYTES // M.TYPES[b.type]), 0)
+      end
+      out[k] = v
+    end
+    offsets = out
+  end
+  return M.sizes(P, sizes, where), offsets
+end
+
+-- "M=129 N=257 (offsets A=8)": how a check names itself in messages.
+local function check_label(P, s, offsets)
+  local parts = {}
+  for _, z in ipairs(P.sizes) do parts[#parts + 1] = z.name .. "=" .. s[z.name] end
+  local text = table.concat(parts, " ")
+  if offsets and next(offsets) then
+    local o = {}
+    for _, b in ipairs(P.buffers) do
+      if offsets[b.name] then o[#o + 1] = b.name .. "=" .. offsets[b.name] end
+    end
+    text = text .. " (offsets " .. table.concat(o, " ") .. ")"
+  end
+  return text
+end
+
+local MAX_CHECKS = 16 -- the runner holds the tuned sizes and up to 16 check sizes
+
+-- The check sizes of tuned sizes s (the problem's checks, a list or a
+-- function of s): each { label, sizes, instance }.
+local function checks_at(P, s)
+  local list = P.checks
+  if type(list) == "function" then list = list(s) end
+  if list == nil then return {} end
+  if type(list) ~= "table" or rawlen(list) > MAX_CHECKS then
+    fail(P.file, "checks must give a list of at most " .. MAX_CHECKS .. " size tables")
+  end
+  local out = {}
+  for i = 1, rawlen(list) do
+    local cs, offsets = read_check(P, rawget(list, i), i)
+    out[i] = { label = check_label(P, cs, offsets), sizes = cs, instance = instance_at(P, cs, offsets, i - 1) }
+  end
+  return out
+end
+
+-- What the runner needs for one size tuple: instance_at, and its checks.
+function M.instance(P, s)
+  local inst = instance_at(P, s, nil, nil)
+  inst.checks = checks_at(P, s)
   return inst
 end
 

@@ -122,6 +122,13 @@ __device__ __forceinline__ void load_c(const Problem& p, uint32_t base, int wg, 
         tma_load(c_buf(base, wg) + b * (kWM * 128), tmC, tn * kBN + b * 64, tm * kBM + rows0,
                  c_bar(base, wg));
 }
+// The copy engine writes a row's last 16 bytes whole: a box holding C's last
+// column, where N is not a multiple of 8, would also write the columns up to
+// the next multiple of 8 (129 x 257 with ldc = 264 wrote 7 padding columns a
+// row). Such a tile takes the direct epilogue.
+__device__ __forceinline__ bool tma_stores_exactly(const Problem& p, int tn) {
+    return (p.N & 7) == 0 || (tn + 1) * kBN <= p.N;
+}
 __device__ __forceinline__ void store_tile_tma(const Problem& p, float (&acc)[kMsub][kBN / 2],
                                               int tm, int tn, int rows0, int wg, uint32_t base,
                                               uint32_t& c_phase, const CUtensorMap* tmC) {
@@ -158,6 +165,19 @@ __device__ __forceinline__ void store_tile_tma(const Problem& p, float (&acc)[kM
     for (int b = 0; b < kBBoxes; ++b)  // the copy engine clips rows and columns past C's edges
         tma_store(tmC, buf + b * (kWM * 128), tn * kBN + b * 64, tm * kBM + rows0);
     bulk_commit();
+}
+
+// The direct epilogue in a tma-epilogue kernel: C's old values were loaded
+// into the buffer as for any tile, so its barrier's phase is taken as
+// store_tile_tma takes it; the values come from C itself.
+__device__ __forceinline__ void store_tile_edge(const Problem& p, float (&acc)[kMsub][kBN / 2],
+                                               int tm, int tn, int rows0, int wg, uint32_t base,
+                                               uint32_t& c_phase) {
+    if (p.beta != 0.f) {
+        mbar_wait(c_bar(base, wg), c_phase);
+        c_phase ^= 1u;
+    }
+    store_tile(p, acc, tm, tn, rows0);
 }
 
 // Split-K: each CTA's sums as fp32 rows of kBN + 8 (fewer bank conflicts)
@@ -276,8 +296,10 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
             named_sync(5, kConsumers * 128);
             store_partial(acc, rows0, base, nk > 0);
         }
-        else if (kTmaEpilogue)
+        else if (kTmaEpilogue && tma_stores_exactly(p, tn))
             store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
+        else if (kTmaEpilogue)
+            store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
         else
             store_tile(p, acc, tm, tn, rows0);
     }
