@@ -333,9 +333,9 @@ static bool read_layout(rbuf *b, json_t *j, char **why) {
     json_int_t rows = json_integer_value(json_object_get(view, "rows"));
     json_int_t cols = json_integer_value(json_object_get(view, "cols"));
     json_int_t ld = json_integer_value(json_object_get(view, "ld"));
-    /* each at most the length: the product below cannot wrap */
-    if (rows < 1 || cols < 1 || ld < cols || (size_t)rows > b->length || (size_t)ld > b->length ||
-        (size_t)(rows - 1) * (size_t)ld + (size_t)cols > b->length) {
+    /* (rows - 1) ld + cols <= length, by division: no product to wrap */
+    if (rows < 1 || cols < 1 || ld < cols || (size_t)cols > b->length ||
+        (size_t)(rows - 1) > (b->length - (size_t)cols) / (size_t)ld) {
         *why = xasprintf("buffer '%s': view rows %lld, cols %lld, ld %lld does not fit its %zu "
                          "elements (1 <= cols <= ld, (rows - 1) ld + cols <= length)",
                          b->name, (long long)rows, (long long)cols, (long long)ld, b->length);

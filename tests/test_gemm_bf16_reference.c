@@ -106,12 +106,11 @@ int main(void) {
             return 1;
         }
     for (int i = 0; i < M; i++)
-        for (int j = 0; j < LDC && i * LDC + j < (int)(sizeof c / 2); j++) {
+        for (int j = 0; j < N; j++) { /* the padding is the runner's (C is a view) */
             long double s = 0;
-            for (int k = 0; k < K && j < N; k++)
+            for (int k = 0; k < K; k++)
                 s += (long double)from_bf16(a[i * LDA + k]) * from_bf16(b[k * LDB + j]);
-            long double want = j < N ? alpha * s + beta * (long double)from_bf16(c[i * LDC + j])
-                                     : from_bf16(c[i * LDC + j]);
+            long double want = alpha * s + beta * (long double)from_bf16(c[i * LDC + j]);
             if (fabsl(want - expect[i * LDC + j]) > 1e-12L * (1 + fabsl(want))) {
                 printf("reference at (%d,%d): %.17g, long double %.17Lg\n", i, j, expect[i * LDC + j], want);
                 fail = 1;

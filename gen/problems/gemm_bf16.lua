@@ -10,11 +10,24 @@ problem {
     { "ldb", "int", default = function(s) return s.N end },
     { "ldc", "int", default = function(s) return s.N end },
   },
-  scalars = { { "alpha", "float", value = 1.25 }, { "beta", "float", value = -0.75 } },
+  -- the second input set draws the scalars from their ranges (at the tuned
+  -- sizes) or, at the check sizes in turn, their special values: beta = 0
+  -- and 1, alpha = 1 and -1
+  scalars = {
+    { "alpha", "float", value = 1.25, range = { -2, 2 }, special = { 1, -1 } },
+    { "beta", "float", value = -0.75, range = { -2, 2 }, special = { 0, 1 } },
+  },
+  -- Views: the runner fills the padding between rows (lda > K, ...) with a
+  -- pattern and checks after every launch that C's is unchanged. The second
+  -- input set spans the range bf16 holds with fp32 sums of K <= 16384 terms
+  -- (magnitudes 2^-10 to 2^17: past fp16's 65504, so fp16 arithmetic fails).
   buffers = {
-    { "A", "__nv_bfloat16", role = "in", length = function(s) return (s.M - 1) * s.lda + s.K end, init = { "uniform", -1, 1 } },
-    { "B", "__nv_bfloat16", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 } },
-    { "C", "__nv_bfloat16", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 } },
+    { "A", "__nv_bfloat16", role = "in", length = function(s) return (s.M - 1) * s.lda + s.K end, init = { "uniform", -1, 1 },
+      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "K", ld = "lda" } },
+    { "B", "__nv_bfloat16", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 },
+      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "K", cols = "N", ld = "ldb" } },
+    { "C", "__nv_bfloat16", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
+      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "N", ld = "ldc" } },
   },
   args = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
   signature = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
@@ -51,4 +64,17 @@ problem {
     { M = 4096, N = 4096, K = 256 },
     { M = 256, N = 256, K = 16384 },
   },
+  -- The calls the header serves with a tuned variant (templates/gemm_bf16/
+  -- host.cuh: leading dimensions multiples of 8, 16-byte aligned pointers,
+  -- K >= 1) that the tuned sizes are not: partial tiles in M, N and K with
+  -- padded rows, sizes of 1, offset pointers, and the tuned K with lda > K
+  -- (a kernel assuming lda == K verified at every tuned shape). Untimed.
+  checks = function(s)
+    return {
+      { M = 129, N = 257, K = 65, lda = 72, ldb = 264, ldc = 264 },
+      { M = 1, N = 1, K = 1, lda = 8, ldb = 8, ldc = 8 },
+      { M = 383, N = 200, K = 1000, lda = 1032, ldb = 208, ldc = 216, offsets = { A = 8, B = 8, C = 8 } },
+      { M = 200, N = 136, K = s.K, lda = s.K + 8, ldb = 144, ldc = 136 },
+    }
+  end,
 }

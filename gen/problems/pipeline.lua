@@ -4,7 +4,8 @@ problem {
   name = "pipeline",
   sizes = { { "n", "size_t" } },
   buffers = {
-    { "in", "float", role = "in", length = "n", init = { "uniform", -4, 4 } },
+    -- the second input set spans magnitudes 2^-30 to 2^30 (fp16 fails there)
+    { "in", "float", role = "in", length = "n", init = { "uniform", -4, 4 }, init2 = { "logmag", 2 ^ -30, 2 ^ 30 } },
     { "out", "float", role = "out", length = "n" },
   },
   args = { "in", "out", "n" },        -- the kernel's parameters
@@ -13,4 +14,12 @@ problem {
   -- The least one call can cost: read 4 B and write 4 B per element, 64 FMAs each.
   cost = function(s) return { bytes = 8 * s.n, fma = 64 * s.n } end,
   tune = { { n = 1 << 28 } },
+  -- What the header's kernels are called at besides 2^28 (the host peels an
+  -- unaligned head, so the kernel sees 16-byte aligned pointers): one
+  -- element, an odd n, a partial last tile with offset (aligned) pointers.
+  checks = {
+    { n = 1 },
+    { n = 1000003 },
+    { n = 4099, offsets = { ["in"] = 4, out = 4 } },
+  },
 }

@@ -9,12 +9,22 @@ problem {
     { "ldb", "int", default = function(s) return s.N end },
     { "ldc", "int", default = function(s) return s.N end },
   },
-  scalars = { { "alpha", "float", value = 1.25 }, { "beta", "float", value = -0.75 } },
+  -- the second input set: scalars from their ranges (tuned sizes) or their
+  -- special values in turn (check sizes: beta = 0 and 1, alpha = 1 and -1)
+  scalars = {
+    { "alpha", "float", value = 1.25, range = { -2, 2 }, special = { 1, -1 } },
+    { "beta", "float", value = -0.75, range = { -2, 2 }, special = { 0, 1 } },
+  },
+  -- the last row needs only K (N) elements, not a whole leading dimension;
+  -- views: the padding between rows holds a pattern, C's must stay as it
+  -- is; the second set's magnitudes span 2^-10 to 2^17 (fp16 fails there)
   buffers = {
-    -- the last row needs only K (N) elements, not a whole leading dimension
-    { "A", "float", role = "in", length = function(s) return (s.M - 1) * s.lda + s.K end, init = { "uniform", -1, 1 } },
-    { "B", "float", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 } },
-    { "C", "float", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 } },
+    { "A", "float", role = "in", length = function(s) return (s.M - 1) * s.lda + s.K end, init = { "uniform", -1, 1 },
+      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "K", ld = "lda" } },
+    { "B", "float", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 },
+      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "K", cols = "N", ld = "ldb" } },
+    { "C", "float", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
+      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "N", ld = "ldc" } },
   },
   args = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
   signature = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
@@ -51,4 +61,16 @@ problem {
     { M = 4096, N = 4096, K = 256 },
     { M = 256, N = 256, K = 16384 },
   },
+  -- What the header serves besides the tuned sizes (its kernels take any
+  -- leading dimension and alignment): partial tiles with padded rows, sizes
+  -- of 1, odd leading dimensions with unaligned pointers, the tuned K with
+  -- lda > K. Untimed.
+  checks = function(s)
+    return {
+      { M = 129, N = 257, K = 65, lda = 72, ldb = 264, ldc = 264 },
+      { M = 1, N = 1, K = 1 },
+      { M = 97, N = 131, K = 67, lda = 69, ldb = 133, ldc = 135, offsets = { A = 1, B = 3, C = 1 } },
+      { M = 200, N = 136, K = s.K, lda = s.K + 4, ldb = 136, ldc = 140 },
+    }
+  end,
 }
