@@ -65,6 +65,20 @@ expect tf32 inaccurate
 expect rel_1e4 inaccurate
 expect replay_c wrong_result  # the launch on a second input set (inout C too)
 grep '"fault":"replay_c"' "$file" | grep -q "new input values" || { echo "replay_c was not caught by the launch on new inputs"; fail=1; }
+# issue 21's classes: each caught where it happens, and said so
+expect fixed_scalars wrong_result
+expect fp16_range wrong_result
+expect small_m 'wrong_result|unwritten'
+expect padding_write out_of_bounds
+expect replay_keyed wrong_result
+expect late_damage input_modified
+says() { grep '"fault":"'"$1"'"' "$file" | grep -q -- "$2" || { echo "sgemm $1: the message lacks '$2': $(grep '"fault":"'"$1"'"' "$file" | grep -o '"message":"[^"]*"')"; fail=1; }; }
+says fixed_scalars "new input values and scalars"
+says fp16_range "new input values and scalars"
+says small_m "at check sizes M=1 N=1 K=1"
+says padding_write "padding of 'C'"
+says replay_keyed "secret positions"
+says late_damage "input 'A'"
 grep -E '^  #1 ' "$tmp/out2" | grep -q '"fault":"none' || { echo "sgemm: the best is not a correct variant"; fail=1; }
 # gemm_bf16: the bound catches the tensor-core pipeline's faults
 "$bartune" run tests/faults/gemm_bf16_faults.lua --templates tests/faults --timeout 10 --no-emit \
@@ -77,6 +91,6 @@ for f in drop_k read_twice fp16; do expect $f wrong_result; done
 expect truncate "wrong_result|inaccurate"  # C truncated: some elements pass 2^-8 |exact|
 expect no_full_wait 'wrong_result|race|unwritten|runtime_error'
 grep -E '^  #1 ' "$tmp/out3" | grep -q '"fault":"none' || { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "26 pipeline, 8 sgemm and 5 gemm_bf16 faults classified, runs completed, best is correct"
+[ $fail = 0 ] && echo "26 pipeline, 14 sgemm and 5 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

@@ -21,6 +21,12 @@ param("fault", {
   "tf32",            -- every operand rounded to TF32 first: inside the bound, less accurate
   "rel_1e4",         -- the result 1e-4 too large: inside the bound, less accurate
   "replay_c",        -- computes C on the first launch, then copies that answer back
+  "fixed_scalars",   -- alpha and beta built in (the tuned sizes' values)
+  "fp16_range",      -- sums saturated at fp16's largest value
+  "small_m",         -- does nothing when M < 64: right at the tuned sizes, wrong at a check size
+  "padding_write",   -- writes the first padding column of C's rows
+  "replay_keyed",    -- replays the first launch's C when A[0], B[0], C[0] and the scalars match
+  "late_damage",     -- writes into A's padding from the first timed launch on
   "none_again",      -- correct, after the faults
 })
 
