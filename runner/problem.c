@@ -51,8 +51,8 @@ static double type_max(const rbuf *b) {
     if (!strcmp(b->type, "__nv_bfloat16")) return 3.3895313892515355e38;
     if (!strcmp(b->type, "double")) return 8.98846567431158e307; /* hi - lo stays finite */
     return b->elem == 4 && !strcmp(b->type, "unsigned") ? 4294967295.0
-           : b->elem == 4                              ? 2147483647.0
-                                                       : 9007199254740992.0;
+           : b->elem == 4                               ? 2147483647.0
+                                                        : 9007199254740992.0;
 }
 
 /* Whether init = {kind, lo, hi} is one the generator can draw from for b:
@@ -728,7 +728,8 @@ CUresult problem_upload(rproblem *p, checksum_fn sum) {
         size_t bytes = b->length * b->elem, eb = b->length * problem_expect_elem(p, b),
                db = b->length * sizeof(double), before = problem_guard_before(b);
         r = drv.cuMemAlloc(&b->base, before + bytes + GUARD_BYTES);
-        if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(b->base, GUARD_BYTE, before + bytes + GUARD_BYTES);
+        if (r == CUDA_SUCCESS)
+            r = drv.cuMemsetD8(b->base, GUARD_BYTE, before + bytes + GUARD_BYTES);
         b->data = b->base + before;
         if (r == CUDA_SUCCESS) r = sum(b->base, before, &b->guard_before_sum);
         if (r == CUDA_SUCCESS) r = sum(b->data + bytes, GUARD_BYTES, &b->guard_after_sum);

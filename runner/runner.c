@@ -276,13 +276,20 @@ static CUresult queue_checks(stats_t *st, int launch, unsigned poison, int set) 
         CUdeviceptr s = dslot(st, launch, 3 * i), lo = b->base, hi = b->data + b->length * b->elem;
         if (b->role != ROLE_IN) {
             if (P->bound_rule) {
-                void *args[] = {&b->data, &b->d_expect[set], &b->d_bound[set], &b->d_scale[set],
-                                &n,       &width,            &poison,          &ld,
-                                &cols,    &s};
+                void *args[] = {&b->data,
+                                &b->d_expect[set],
+                                &b->d_bound[set],
+                                &b->d_scale[set],
+                                &n,
+                                &width,
+                                &poison,
+                                &ld,
+                                &cols,
+                                &s};
                 r = drv.cuLaunchKernel(R.check_bound, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
             } else {
-                void *args[] = {&b->data, &b->d_expect[set], &n, &width, &fp, &poison,
-                                &ld,      &cols,             &s};
+                void *args[] = {&b->data, &b->d_expect[set], &n, &width, &fp, &poison, &ld, &cols,
+                                &s};
                 r = drv.cuLaunchKernel(R.check_exact, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
             }
         }
@@ -393,8 +400,8 @@ static bool read_checks(stats_t *st, int launch, const char *which, int passed, 
             fail("out_of_bounds",
                  "%s wrote into the padding of '%s': %llu elements outside its %zu columns "
                  "changed, the first at row %llu, column %llu (leading dimension %zu)",
-                 which, b->name, s[W_PAD], b->cols, s[W_PAD_FIRST] / b->ld,
-                 s[W_PAD_FIRST] % b->ld, b->ld);
+                 which, b->name, s[W_PAD], b->cols, s[W_PAD_FIRST] / b->ld, s[W_PAD_FIRST] % b->ld,
+                 b->ld);
             return false;
         }
         if (s[W_PAD]) return false; /* damage, answered */
@@ -489,8 +496,9 @@ static CUresult stats_alloc(stats_t *st, int launches, size_t *bytes) {
  * before set 0 goes back. */
 static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes, int set) {
     static const char *const WHICH[SETS] = {
-        "", "the launch on new input values and scalars (does the kernel replay an answer, "
-            "build a scalar in or compute in a narrower type?)",
+        "",
+        "the launch on new input values and scalars (does the kernel replay an answer, "
+        "build a scalar in or compute in a narrower type?)",
         "the launch on inputs changed at a few secret positions (does the kernel key a replay on "
         "some of its input values?)"};
     CUresult r = prepare(POISON[0], set);
@@ -913,17 +921,19 @@ static void cmd_measure(json_t *req) {
         int occ = configure(req, fn, &l);
         bool once = json_is_true(json_object_get(req, "sanitize"));
         int extra = (int)json_array_size(checks) * (CHECK_VERIFY + SETS - 1);
-        json_t *ans = occ < 0 ? NULL
-                              : run_measurement(&l, (int)reps, occ, once,
-                                                json_number_value(json_object_get(req, "reject_ms")),
-                                                once ? 0 : extra);
+        json_t *ans = occ < 0
+                          ? NULL
+                          : run_measurement(&l, (int)reps, occ, once,
+                                            json_number_value(json_object_get(req, "reject_ms")),
+                                            once ? 0 : extra);
         /* a rejected variant can never be the best: its checks would buy nothing */
         bool check = ans && !once && !json_is_true(json_object_get(ans, "rejected"));
         if (check && !run_checks(checks, fn)) {
             json_decref(ans);
             ans = NULL;
         }
-        if (check && ans) json_object_set_new(ans, "checked", json_integer((json_int_t)json_array_size(checks)));
+        if (check && ans)
+            json_object_set_new(ans, "checked", json_integer((json_int_t)json_array_size(checks)));
         if (ans) send_json(ans);
     }
     drv.cuModuleUnload(mod);

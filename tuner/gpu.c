@@ -172,12 +172,12 @@ static bool setup_one(gpu *g, runner_client *rc, json_t *inst, int slot, const c
     json_t *problem = space_problem(g->s);
     json_t *saved = g->instance;
     g->instance = inst; /* kernel_args reads it */
-    json_t *req = json_pack("{s:s, s:O, s:s, s:I, s:O, s:O, s:O, s:o}", "op", "problem", "name",
-                            json_object_get(problem, "name"), "reference", g->reference_lib, "seed",
-                            (json_int_t)(g->o->seed & 0x7fffffffffffffffull), "verify",
-                            json_object_get(problem, "verify"), "sizes",
-                            json_object_get(inst, "sizes"), "buffers",
-                            json_object_get(inst, "buffers"), "args", kernel_args(g));
+    json_t *req =
+        json_pack("{s:s, s:O, s:s, s:I, s:O, s:O, s:O, s:o}", "op", "problem", "name",
+                  json_object_get(problem, "name"), "reference", g->reference_lib, "seed",
+                  (json_int_t)(g->o->seed & 0x7fffffffffffffffull), "verify",
+                  json_object_get(problem, "verify"), "sizes", json_object_get(inst, "sizes"),
+                  "buffers", json_object_get(inst, "buffers"), "args", kernel_args(g));
     g->instance = saved;
     json_object_set_new(req, "scalars", json_deep_copy(json_object_get(inst, "scalars")));
     json_object_set_new(req, "secret", json_integer(secret(g->o)));
@@ -309,10 +309,10 @@ static bool add_checks(gpu *g, json_t *req, const config *values, json_t **geome
             json_decref(list);
             return false;
         }
-        json_t *e = json_pack("{s:i, s:O, s:O, s:O, s:O}", "slot", (int)i + 1, "grid",
-                              json_object_get(geo, "grid"), "block", json_object_get(geo, "block"),
-                              "smem", json_object_get(geo, "smem"), "resident",
-                              json_object_get(geo, "resident"));
+        json_t *e =
+            json_pack("{s:i, s:O, s:O, s:O, s:O}", "slot", (int)i + 1, "grid",
+                      json_object_get(geo, "grid"), "block", json_object_get(geo, "block"), "smem",
+                      json_object_get(geo, "smem"), "resident", json_object_get(geo, "resident"));
         json_t *maps = json_object_get(geo, "tensor_maps");
         if (json_array_size(maps)) json_object_set(e, "tensor_maps", maps);
         json_array_append_new(list, e);

@@ -168,7 +168,8 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, doubl
             if (named[i].portable) continue;
             json_t *part = config_json(&named[i].cfg);
             int older;
-            json_t *r = best_current_as(s, recs, sizes, part, &older, false); /* a landscape: any checks */
+            json_t *r =
+                best_current_as(s, recs, sizes, part, &older, false); /* a landscape: any checks */
             json_decref(part);
             if (!r) continue;
             char *label = gnuplot_string(named[i].label);

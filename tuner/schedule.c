@@ -206,8 +206,9 @@ static int finish(run_ctx *c, lane *l, runner_result r, json_t *ans) {
     /* verified at the tuned sizes and at every check size (a rejected one
      * can never be the best: its checks are not run) */
     size_t want = json_array_size(json_object_get(c->instance, "checks"));
-    if (r == RUNNER_OK && (json_integer_value(json_object_get(ans, "checked")) == (json_int_t)want ||
-                           json_is_true(json_object_get(ans, "rejected"))))
+    if (r == RUNNER_OK &&
+        (json_integer_value(json_object_get(ans, "checked")) == (json_int_t)want ||
+         json_is_true(json_object_get(ans, "rejected"))))
         json_object_set_new(rec, "verified", json_string(c->digest));
     json_decref(ans);
     json_decref(geo);
