@@ -90,6 +90,13 @@ launch(function(c, s, dev)
     min_cc = 90, tensor_maps = maps }
 end)
 
+-- How many times each block goes round its ring of k-tiles at sizes s, at
+-- least (run --sanitize refuses racecheck below 3); the plain kind has none.
+reuse(function(c, s, dev)
+  if c.kind == "simt" then return 1 << 30 end
+  return ceil_div(s.K, 64) // c.split // c.stages
+end)
+
 device_limits()
 constraint("the Hopper kind on sm_90 and up, the plain kind below it", function(c, dev)
   return (c.kind == "wgmma") == (dev.arch >= 90)

@@ -61,6 +61,14 @@ launch(function(c, s, dev)
            block = { c.threads }, smem = c.smem_bytes, resident = c.blocks_per_sm, min_cc = c.min_cc }
 end)
 
+-- How many times each block goes round its ring at sizes s (run --sanitize
+-- refuses racecheck below 3); the plain kind has no ring to reuse.
+reuse(function(c, s, dev)
+  if c.barrier == "none" then return 1 << 30 end
+  local tiles = ceil_div(s.n, c.tile)
+  return tiles // min(tiles, dev.sms * c.blocks_per_sm) // c.stages
+end)
+
 -- architecture (min_cc), threads per block and shared memory per block
 device_limits()
 constraint("the seed's kernels: register producers, 2 stages of 1024 floats, one chain", function(c)

@@ -61,6 +61,12 @@ launch(function(c, s, dev)
            smem = c.smem_bytes, min_cc = c.min_cc }
 end)
 
+-- How many times each block goes round its ring of k-tiles at sizes s (run
+-- --sanitize refuses racecheck below 3).
+reuse(function(c, s, dev)
+  return ceil_div(s.K, c.bk) // (c.split or 1) // c.stages
+end)
+
 -- architecture (min_cc), threads per block and shared memory per block
 device_limits()
 constraint("consumers are whole warps, at most 512 threads (registers)", function(c)

@@ -73,6 +73,12 @@ json_t *space_instance(space *s, json_t *sizes, char **err);
 json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,
                        json_t *at, char **err);
 
+/* The space's reuse() of a config at `sizes`: in *rounds how many times each
+ * block goes round its ring (-1: the space declares no reuse()). False and
+ * *err when reuse() failed. */
+bool space_reuse(space *s, const device_info *dev, const config *values, json_t *sizes,
+                 long long *rounds, char **err);
+
 /* Replays `strategy` (Lua text, named chunkname) against `records` for
  * seeds 1..seeds with a budget of measured configurations: {runs: [{within:
  * {1, 2, 5}, at: {50, 100, 200, 500}, measured, compiled, compiled_at_2}],

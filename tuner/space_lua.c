@@ -804,6 +804,20 @@ json_t *space_geometry(space *s, const device_info *dev, const config *values, j
     return call_json(s, 4, err);
 }
 
+bool space_reuse(space *s, const device_info *dev, const config *values, json_t *sizes,
+                 long long *rounds, char **err) {
+    push_method(s, "reuse");
+    push_config(s->L, values);
+    push_device(s->L, dev);
+    push_json(s->L, sizes);
+    json_t *r = call_json(s, 3, err);
+    if (!r) return false;
+    json_t *v = json_object_get(r, "rounds");
+    *rounds = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+    json_decref(r);
+    return true;
+}
+
 /* Records as the replay's landscape: canonical "a=1 b=x" (names sorted) ->
  * { status, ms }; a later record of the same config wins. */
 static void push_landscape(lua_State *L, json_t *records) {

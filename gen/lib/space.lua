@@ -178,6 +178,15 @@ function M.load(text, chunkname, read, read_problem)
       if S.geometry then error("launch() is declared twice", 2) end
       S.geometry = fn
     end,
+    -- reuse(function(c, s, dev) return rounds end): how many times each
+    -- block goes round its ring of stages at sizes s (every stage reused
+    -- rounds - 1 times); run --sanitize refuses a size where it is below 3,
+    -- since racecheck sees no hazard on a stage that is never reused
+    reuse = function(fn)
+      if type(fn) ~= "function" then error("reuse() needs a function(c, s, dev)", 2) end
+      if S.reuse then error("reuse() is declared twice", 2) end
+      S.reuse = fn
+    end,
     -- merged(a, b): a new table with a's pairs, then b's (for baselines
     -- that differ from a common configuration in a few values)
     merged = function(a, b)
@@ -493,6 +502,21 @@ function M.geometry(S, values, dev, sizes, at)
   end
   if not sizes and at then M.same_geometry(S, values, dev, at, gv, describe(c, S)) end
   return g
+end
+
+-- The space's reuse() of a config at sizes: { rounds = integer }, or {}
+-- when the space declares none.
+function M.reuse(S, values, dev, sizes)
+  if not S.reuse then return {} end
+  local c, launch = config_of(S, values, dev, true)
+  for k, v in pairs(launch) do c[k] = v end
+  local ok, r = pcall(S.reuse, c, problem.sizes(S.problem, sizes, S.file), dev)
+  if not ok then error(tostring(r) .. "\n  (in reuse() for " .. describe(c, S) .. ")", 0) end
+  if math.type(r) ~= "integer" then
+    error(S.file .. ": reuse() must return an integer (rounds of the ring), got " .. tostring(r) ..
+      "\n  (for " .. describe(c, S) .. ")", 0)
+  end
+  return { rounds = r }
 end
 
 -- The header's geometry evaluated at `at` (gv) against launch() on those

@@ -38,6 +38,13 @@ launch(function(c, s, dev)
            smem = c.smem_bytes, resident = c.blocks_per_sm, min_cc = c.min_cc }
 end)
 
+-- How many times each block goes round its ring at sizes s: run --sanitize
+-- refuses racecheck below 3 (a stage never reused shows no hazard).
+reuse(function(c, s, dev)
+  local tiles = ceil_div(s.n, c.tile)
+  return tiles // min(tiles, dev.sms * c.blocks_per_sm) // c.stages
+end)
+
 device_limits()
 constraint("named barrier ids 1..15: two per stage", function(c)
   return c.barrier ~= "named" or 2 * c.stages <= 15
