@@ -259,18 +259,68 @@ local function check_derived(S, c, k, v, depth)
   end
 end
 
+-- What a template may be given: numbers (finite), booleans, text that
+-- check_derived allows, and tables of them without a metatable (walked with
+-- next, so no __pairs or __index hides or forges an entry); copied, so that
+-- no __tostring or later change reaches the template. Anything else is an
+-- error naming the value.
+local function plain_copy(S, c, k, v, depth)
+  local t = type(v)
+  if t == "number" or t == "boolean" or t == "string" then
+    check_derived(S, c, k, v, depth)
+    return v
+  end
+  local bad
+  if t ~= "table" then
+    bad = "a " .. t
+  elseif getmetatable(v) ~= nil then
+    bad = "a table with a metatable (its __tostring or __index would decide what is pasted)"
+  elseif depth >= 4 then
+    bad = "tables nested deeper than 4"
+  end
+  if bad then
+    error(string.format("%s: derive() set c.%s to %s: only numbers, booleans, plain text and plain tables of them reach a template (variant %s)",
+      S.file, k, bad, describe(c, S)), 0)
+  end
+  local out = {}
+  for kk, vv in next, v do
+    if type(kk) ~= "string" and math.type(kk) ~= "integer" then
+      error(string.format("%s: derive() set c.%s with a %s key (variant %s)", S.file, k, type(kk), describe(c, S)), 0)
+    end
+    out[kk] = plain_copy(S, c, k .. "." .. tostring(kk), vv, depth + 1)
+  end
+  return out
+end
+
 -- Runs the derive functions and the constraints on config c (a table of
--- parameter values). Returns true, or false and the failed constraint.
+-- parameter values). Parameters that apply are read-only to both: what the
+-- template pastes is what the records hold. Returns true and the config as
+-- the template gets it (a plain copy), or false and the failed constraint.
 local function evaluate(S, c, dev)
+  local given = {}
+  for k, v in next, c do given[k] = v end
   for _, fn in ipairs(S.derives) do
     local ok, err = pcall(fn, c, dev)
-    if not ok then error(tostring(err) .. "\n  (in derive() for variant " .. describe(c, S) .. ")", 0) end
+    if not ok then error(tostring(err) .. "\n  (in derive() for variant " .. describe(given, S) .. ")", 0) end
   end
-  for k, v in pairs(c) do
-    if not S.byname[k] then check_derived(S, c, k, v, 0) end
+  local function unchanged(what)
+    if getmetatable(c) ~= nil then
+      error(S.file .. ": " .. what .. " set a metatable on the config (variant " .. describe(given, S) .. ")", 0)
+    end
+    for k, v in pairs(given) do
+      if rawget(c, k) ~= v then
+        error(string.format("%s: %s changed parameter %s from %s to %s: parameters are read-only (set a derived value instead; variant %s)",
+          S.file, what, k, tostring(v), tostring(rawget(c, k)):sub(1, 60), describe(given, S)), 0)
+      end
+    end
+  end
+  unchanged("derive()")
+  local out = {}
+  for k, v in next, c do
+    if given[k] ~= nil then out[k] = v else out[k] = plain_copy(S, c, k, v, 0) end
   end
   for _, k in ipairs({ "threads", "smem_bytes" }) do
-    local v = rawget(c, k)
+    local v = rawget(out, k)
     if math.type(v) ~= "integer" or v < 0 or v > 0x7fffffff then
       error(S.file .. ": derive() must set c." .. k .. " to an integer in 0..2^31-1 (variant " .. describe(c, S) .. ")", 0)
     end
@@ -282,7 +332,8 @@ local function evaluate(S, c, dev)
     end
     if not res then return false, con.desc end
   end
-  return true
+  unchanged("a constraint")
+  return true, nil, out
 end
 
 local function known_names(S)
@@ -400,7 +451,8 @@ function M.variants(S, dev, overrides)
     total = total + 1
     local cfg = {}
     for k, v in pairs(c) do cfg[k] = v end
-    local ok, why = evaluate(S, cfg, dev)
+    local ok, why
+    ok, why, cfg = evaluate(S, cfg, dev)
     if not ok then
       rejected[why] = (rejected[why] or 0) + 1
       return
@@ -441,8 +493,9 @@ local function config_of(S, values, dev, need_launch)
     end
     seen[p.name] = true
   end
-  local ok, why = evaluate(S, c, dev)
+  local ok, why, frozen = evaluate(S, c, dev)
   if not ok then error("variant " .. describe(c, S) .. " violates constraint '" .. why .. "'", 0) end
+  c = frozen
   local launch = {}
   for _, p in ipairs(S.launch) do
     local s = values[p.name]
