@@ -44,7 +44,12 @@ end
 local REAL = setmetatable({}, { __mode = "k" })
 local function ro_write() error("the space a strategy sees is read-only: keep state in tables of its own", 2) end
 local function ro_len(p) return #REAL[p] end
-local function ro_pairs(p) return next, REAL[p], nil end
+-- pairs() walks the real table through a closure: it never hands it out
+-- (next, t would give a strategy the writable table itself)
+local function ro_pairs(p)
+  local t = REAL[p]
+  return function(_, k) return next(t, k) end, p, nil
+end
 local function readonly(t)
   local p = setmetatable({}, { __index = t, __newindex = ro_write, __len = ro_len, __pairs = ro_pairs,
     __metatable = false })
@@ -98,6 +103,7 @@ end
 local function space_view(cands, params, by_desc)
   by_desc = by_desc or index_of(cands)
   local view = { candidates = cands, params = params }
+  local function frozen() return readonly(view) end
   -- The candidate with exactly these values, or nil (not valid in the space).
   function view.find(values) return by_desc[M.describe(values)] end
   local cache = {}
@@ -117,10 +123,10 @@ local function space_view(cands, params, by_desc)
         end
       end
     end
-    cache[c.id] = out
-    return out
+    cache[c.id] = readonly(out)
+    return cache[c.id]
   end
-  return view
+  return frozen() -- the strategy cannot swap candidates for tables of its own
 end
 
 -- A strategy's answer to ask(k): a list (empty or nil: done); anything
@@ -152,7 +158,7 @@ end
 -- Returns the evaluations it needed to come within 1, 2 and 5% of the best
 -- recorded time, its best at budgets of 50, 100, 200 and 500 (relative to
 -- the best), and what it compiled by the 2% point.
-local function replay_one(st_text, chunkname, view, landscape, best, budget, seed)
+local function replay_one(st_text, chunkname, cands, view, landscape, best, budget, seed)
   local st = M.load_strategy(st_text, chunkname)
   st.init(view, budget, new_rng(seed))
   local seen, keys, compiled = {}, {}, 0
@@ -160,12 +166,12 @@ local function replay_one(st_text, chunkname, view, landscape, best, budget, see
   local out = { within = {}, at = {}, compiled_at_2 = nil, trace = {} }
   local marks = { 50, 100, 200, 500 }
   local stalled = 0
-  while measured < budget and evaluations < #view.candidates and stalled < 1000 do
+  while measured < budget and evaluations < #cands and stalled < 1000 do
     local batch = asked(st.ask(8), chunkname)
     if #batch == 0 then break end
     local fresh = 0
     for _, c in ipairs(batch) do
-      if type(c) == "table" and view.candidates[c.id] == c then
+      if type(c) == "table" and cands[c.id] == c then -- one of bartune's, not a forgery
         local rec = landscape[c.desc] or { status = "not_measured" }
         if not seen[c.id] then
           seen[c.id] = true
@@ -216,8 +222,8 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
   if not best then error("the records hold no ok measurement of this space's candidates", 0) end
   local runs = {}
   for seed = 1, seeds do -- each seed its own strategy state and view: independent searches
-    runs[#runs + 1] = replay_one(st_text, chunkname, space_view(cands, params, by_desc), landscape, best,
-      budget, seed)
+    runs[#runs + 1] = replay_one(st_text, chunkname, cands, space_view(cands, params, by_desc), landscape,
+      best, budget, seed)
   end
   -- the median over seeds of best-so-far after each measured configuration
   -- (a seed with nothing verified yet counts as infinitely far)
@@ -245,8 +251,8 @@ local live
 
 function M.start(S, dev, overrides, st_text, chunkname, budget, seed)
   local cands, params = M.candidates(S, dev, overrides)
-  live = { view = space_view(cands, params), st = M.load_strategy(st_text, chunkname), given = {},
-    chunkname = chunkname }
+  live = { cands = cands, view = space_view(cands, params), st = M.load_strategy(st_text, chunkname),
+    given = {}, chunkname = chunkname }
   live.st.init(live.view, budget, new_rng(seed))
   return #cands
 end
@@ -257,7 +263,7 @@ function M.ask(k)
   local ids = {}
   for i = 1, math.min(rawlen(batch), k) do
     local c = rawget(batch, i)
-    if type(c) == "table" and live.view.candidates[c.id] == c and not live.given[c.id] then
+    if type(c) == "table" and live.cands[c.id] == c and not live.given[c.id] then
       live.given[c.id] = true
       ids[#ids + 1] = c.id
     end
@@ -266,7 +272,7 @@ function M.ask(k)
 end
 
 function M.tell(id, status, ms)
-  live.st.tell(live.view.candidates[id], { status = status, time = status == "ok" and ms or nil })
+  live.st.tell(live.cands[id], { status = status, time = status == "ok" and ms or nil })
 end
 
 return M
