@@ -152,7 +152,7 @@ static void bench_kinds(gpu *g, json_t *recs, json_t *sizes, rows *out) {
             if (!json_object_get(seen, text)) {
                 json_object_set_new(seen, text, json_true());
                 json_t *part = json_pack("{s:O}", json_string_value(name), v);
-                int older;
+                passed_over older;
                 json_t *best = best_current(g->s, recs, sizes, part, &older);
                 char *label = xasprintf("best %s=%s", json_string_value(name),
                                         json_is_string(v) ? json_string_value(v) : text);
@@ -170,7 +170,7 @@ static void bench_kinds(gpu *g, json_t *recs, json_t *sizes, rows *out) {
  * each kind, the problem's host baselines (built: host_libs). */
 static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t *instance,
                     const ceilings *c, json_t *floors, json_t *host_libs) {
-    int older;
+    passed_over older;
     json_t *best = best_current(g->s, recs, sizes, NULL, &older);
     char *at = sizes_describe(sizes);
     if (!best) {

@@ -404,13 +404,9 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
             ok = false;
             break;
         }
-        int older;
-        json_t *best = best_current(s, recs, sizes, NULL, &older);
-        if (older)
-            msg_warn("%s: %d faster record(s) were measured with an earlier version of %s or "
-                     "verified under other checks (its check sizes, views, input sets); bartune "
-                     "run measures them again",
-                     records_path, older, space_file(s));
+        passed_over po;
+        json_t *best = best_current(s, recs, sizes, NULL, &po);
+        passed_over_warn(records_path, s, &po);
         if (!best || *n >= MAX_EMITTED) continue;
         device_info d;
         record_device(best, &d);

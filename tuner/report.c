@@ -167,7 +167,7 @@ static char *script(space *s, json_t *recs, json_t *sizes, json_t *groups, doubl
         for (int i = 0; i < count; i++) {
             if (named[i].portable) continue;
             json_t *part = config_json(&named[i].cfg);
-            int older;
+            passed_over older;
             json_t *r =
                 best_current_as(s, recs, sizes, part, &older, false); /* a landscape: any checks */
             json_decref(part);

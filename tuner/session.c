@@ -174,15 +174,34 @@ bool session_verified(space *s, json_t *rec, json_t *sizes) {
     return v && !strcmp(v, digest);
 }
 
-json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int *older) {
-    return best_current_as(s, records, sizes, part, older, true);
+json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, passed_over *p) {
+    return best_current_as(s, records, sizes, part, p, true);
 }
 
-json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, int *older,
+/* Does the space as it is now expand this record's config, launch values
+ * included (values it declares, constraints that pass)? */
+bool session_expands(space *s, json_t *rec) {
+    device_info d;
+    record_device(rec, &d);
+    config params, launch, values;
+    session_split(s, json_object_get(rec, "config"), &params, &launch);
+    config_merge(&values, &params, &launch);
+    char *err = NULL;
+    json_t *geo = space_geometry(s, &d, &values, json_object_get(rec, "sizes"), NULL, &err);
+    bool ok = geo != NULL;
+    json_decref(geo);
+    free(err);
+    config_free(&params);
+    config_free(&launch);
+    config_free(&values);
+    return ok;
+}
+
+json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, passed_over *p,
                         bool checked) {
     json_t *ranked = results_ranked(records, sizes), *rec, *best = NULL;
     size_t i;
-    *older = 0;
+    *p = (passed_over){0};
     char digest[17];
     digest_at(s, sizes, digest);
     json_array_foreach(ranked, i, rec) {
@@ -192,15 +211,32 @@ json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, 
         bool matches = true;
         json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
         if (!matches || sanitizer_flagged(records, rec)) continue;
+        if (!session_expands(s, rec)) {
+            p->gone++;
+            continue;
+        }
         const char *verified = json_string_value(json_object_get(rec, "verified"));
         if ((!checked || (verified && !strcmp(verified, digest))) && session_current(s, rec)) {
             best = rec;
             break;
         }
-        (*older)++;
+        p->remeasured++;
     }
     json_decref(ranked); /* records still holds best */
     return best;
+}
+
+void passed_over_warn(const char *path, space *s, const passed_over *p) {
+    if (p->remeasured)
+        msg_warn("%s: %d faster record(s) were measured with an earlier version of %s or "
+                 "verified under other checks (its check sizes, views, input sets); bartune run "
+                 "measures them again",
+                 path, p->remeasured, space_file(s));
+    if (p->gone)
+        msg_warn("%s: %d faster record(s) are of variants %s no longer has (a value it no longer "
+                 "declares, or a constraint that now rules them out): passed over, and never "
+                 "measured again",
+                 path, p->gone, space_file(s));
 }
 
 char *render_for_cubin(space *s, const device_info *d, const config *params, char **err) {

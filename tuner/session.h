@@ -30,16 +30,30 @@ json_t *session_sizes_of(json_t *instance);
 void verification_digest(json_t *instance, char out[17]);
 /* A record's config split into compile-time values and launch values. */
 void session_split(space *s, json_t *config_obj, config *params, config *launch);
+/* Faster records a ranking passed over: `remeasured` (an earlier version
+ * of the space rendered them otherwise, or they were verified under other
+ * checks: bartune run measures them again) and `gone` (variants the space
+ * no longer expands: a value it no longer declares, or a constraint that
+ * rules them out; never measured again). */
+typedef struct {
+    int remeasured, gone;
+} passed_over;
 /* The fastest ok record at `sizes` whose config contains `part` (or any),
- * which the space as it is now renders to the same source it was measured
- * with, and which was verified under the checks it declares now (its
- * "verified" digest: verification_digest); *older counts faster records
- * from earlier versions or verified under other checks. */
-json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, int *older);
+ * which the space as it is now expands and renders to the same source it
+ * was measured with, and which was verified under the checks it declares
+ * now (its "verified" digest: verification_digest); *p counts the faster
+ * ones passed over. */
+json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, passed_over *p);
+/* The warning of what a ranking passed over in `path` (nothing when p holds
+ * nothing). */
+void passed_over_warn(const char *path, space *s, const passed_over *p);
 /* best_current, or with `checked` false the same among records verified
  * under any checks (show lists those when no record is verified now). */
-json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, int *older,
+json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, passed_over *p,
                         bool checked);
+/* Does the space as it is now expand this record's config, launch values
+ * included (values it declares, constraints that pass)? */
+bool session_expands(space *s, json_t *rec);
 /* Was `rec` (at `sizes`) verified under the checks the space declares now? */
 bool session_verified(space *s, json_t *rec, json_t *sizes);
 /* Would the space as it is now render this record's config to the source

@@ -26,7 +26,7 @@ static void print_row(json_t *rec, const char *label, double best) {
  * may render to another kernel now. */
 void print_summary(space *s, json_t *records, json_t *sizes, const char *devname) {
     char *at = sizes_describe(sizes);
-    int older;
+    passed_over older;
     json_t *best = best_current(s, records, sizes, NULL, &older);
     bool earlier = false; /* showing records verified before the current checks */
     if (!best) {
@@ -48,11 +48,16 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
     printf("  %-26s %9s %9s %9s %8s  %s\n", "", "median", "min", "max", "x", "config");
     json_t *ranked = results_ranked(records, sizes), *rec;
     size_t i;
-    int shown = 0, stale = 0;
+    int shown = 0;
+    passed_over left = {0};
     json_array_foreach(ranked, i, rec) {
         if (shown == 5) break;
+        if (!session_expands(s, rec)) {
+            left.gone++;
+            continue;
+        }
         if (!session_current(s, rec) || (!earlier && !session_verified(s, rec, sizes))) {
-            stale++;
+            left.remeasured++;
             continue;
         }
         char label[32];
@@ -65,18 +70,22 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
     for (int k = 0; k < count; k++) {
         if (named[k].portable) continue;
         json_t *part = config_json(&named[k].cfg);
-        int o;
+        passed_over o;
         json_t *r = best_current_as(s, records, sizes, part, &o, !earlier);
-        stale += o;
+        left.remeasured += o.remeasured;
+        left.gone += o.gone;
         if (r)
             print_row(r, named[k].label, b);
         else
             printf("  %-26s (no record of it for the space as it is now)\n", named[k].label);
         json_decref(part);
     }
-    if (stale)
-        printf("  (%d faster record(s) measured with an earlier version of %s%s left out)\n", stale,
-               space_file(s), earlier ? "" : " or verified under other checks");
+    if (left.remeasured)
+        printf("  (%d faster record(s) measured with an earlier version of %s%s left out)\n",
+               left.remeasured, space_file(s), earlier ? "" : " or verified under other checks");
+    if (left.gone)
+        printf("  (%d faster record(s) of variants %s no longer has left out)\n", left.gone,
+               space_file(s));
 }
 
 void count_statuses(json_t *records) {
