@@ -755,13 +755,19 @@ static bool encode_map(json_t *m, int index, CUtensorMap *out) {
     for (size_t i = 0; i < rank; i++)
         box[i] = (cuuint32_t)box64[i];
     /* The map must not reach past the buffer: the last element it can
-     * address lies inside. */
-    unsigned long long last = (dims[0] - 1) * b->elem;
-    for (size_t i = 1; i < rank; i++)
-        last += (dims[i] - 1) * strides[i - 1];
-    if (last >= b->length * b->elem) {
-        fail("launch_refused", "tensor map %d reaches byte %llu of buffer '%s' (%zu bytes)",
-             index + 1, last, b->name, b->length * b->elem);
+     * address lies inside. Checked by division, so no product can wrap
+     * (dims {4, 2^28 + 1} by a 2^36 stride would wrap to 0). */
+    const unsigned long long bytes = b->length * b->elem;
+    unsigned long long last = (dims[0] - 1) * b->elem; /* < 2^35 */
+    bool inside = last < bytes;
+    for (size_t i = 1; inside && i < rank; i++) {
+        inside = dims[i] - 1 <= (bytes - 1 - last) / strides[i - 1];
+        if (inside) last += (dims[i] - 1) * strides[i - 1];
+    }
+    if (!inside) {
+        fail("launch_refused",
+             "tensor map %d reaches past the %llu bytes of buffer '%s' (dims times strides)",
+             index + 1, bytes, b->name);
         return false;
     }
     CUtensorMapSwizzle swz = sw == 128  ? CU_TENSOR_MAP_SWIZZLE_128B

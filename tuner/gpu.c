@@ -255,7 +255,65 @@ bool gpu_restart(gpu *g) {
 
 /* Integers the runner can take (whether the device takes them is the
  * runner's to say: launch_refused); else what is wrong with launch(). */
-static char *check_geometry(json_t *geo) {
+/* Bytes of a buffer element type (0: unknown). */
+static unsigned long long elem_bytes(const char *type) {
+    static const struct {
+        const char *name;
+        unsigned bytes;
+    } T[] = {{"float", 4},     {"double", 8},    {"int", 4},
+             {"unsigned", 4},  {"long long", 8}, {"unsigned long long", 8},
+             {"size_t", 8},    {"__nv_bfloat16", 2}};
+    for (size_t i = 0; type && i < sizeof T / sizeof T[0]; i++)
+        if (!strcmp(T[i].name, type)) return T[i].bytes;
+    return 0;
+}
+
+/* What is wrong with tensor map m (index i) of launch() on the buffers of
+ * `instance`, or NULL: dims in 1..2^32, strides multiples of 16 in
+ * 16..2^40-1, a box of 1..256, and no element past the buffer (by
+ * division: nothing wraps). */
+static char *check_map(json_t *m, size_t i, json_t *instance) {
+    const char *name = json_string_value(json_object_get(m, "buffer"));
+    json_t *b = NULL, *e;
+    size_t k;
+    json_array_foreach(json_object_get(instance, "buffers"), k, e) if (
+        name && !strcmp(json_string_value(json_object_get(e, "name")), name)) b = e;
+    json_t *dims = json_object_get(m, "dims"), *strides = json_object_get(m, "strides"),
+           *box = json_object_get(m, "box");
+    size_t rank = json_array_size(dims);
+    unsigned long long elem = elem_bytes(json_string_value(json_object_get(b, "type")));
+    if (!b || !elem || rank < 1 || rank > 5 || json_array_size(strides) != rank - 1 ||
+        json_array_size(box) != rank)
+        return xasprintf("launch().tensor_maps[%zu]: needs a buffer of the problem, 1 to 5 dims, "
+                         "strides of dims 2.. and a box",
+                         i + 1);
+    unsigned long long bytes =
+        (unsigned long long)json_integer_value(json_object_get(b, "length")) * elem;
+    unsigned long long last = 0;
+    for (size_t d = 0; d < rank; d++) {
+        json_int_t n = json_integer_value(json_array_get(dims, d));
+        json_int_t bx = json_integer_value(json_array_get(box, d));
+        json_int_t st = d ? json_integer_value(json_array_get(strides, d - 1)) : (json_int_t)elem;
+        if (n < 1 || n > (1ll << 32))
+            return xasprintf("launch().tensor_maps[%zu].dims[%zu] = %lld, outside 1..2^32", i + 1,
+                             d + 1, (long long)n);
+        if (bx < 1 || bx > 256)
+            return xasprintf("launch().tensor_maps[%zu].box[%zu] = %lld, outside 1..256", i + 1,
+                             d + 1, (long long)bx);
+        if (d && (st < 16 || st >= (1ll << 40) || st % 16))
+            return xasprintf("launch().tensor_maps[%zu].strides[%zu] = %lld: the copy engine "
+                             "takes multiples of 16 in 16..2^40-1 bytes",
+                             i + 1, d, (long long)st);
+        if (last >= bytes || (unsigned long long)(n - 1) > (bytes - 1 - last) / (unsigned long long)st)
+            return xasprintf("launch().tensor_maps[%zu] reaches past the %llu bytes of buffer "
+                             "'%s' at these sizes",
+                             i + 1, bytes, name);
+        last += (unsigned long long)(n - 1) * (unsigned long long)st;
+    }
+    return NULL;
+}
+
+static char *check_geometry(json_t *geo, json_t *instance) {
     const char *dims[] = {"grid", "block"};
     for (int d = 0; d < 2; d++)
         for (size_t i = 0; i < 3; i++) {
@@ -267,6 +325,12 @@ static char *check_geometry(json_t *geo) {
         }
     long long smem = json_integer_value(json_object_get(geo, "smem"));
     if (smem < 0 || smem > 0x7fffffff) return xasprintf("launch() gave smem = %lld", smem);
+    json_t *m;
+    size_t i;
+    json_array_foreach(json_object_get(geo, "tensor_maps"), i, m) {
+        char *bad = check_map(m, i, instance);
+        if (bad) return bad;
+    }
     return NULL;
 }
 
@@ -290,7 +354,7 @@ static bool add_checks(gpu *g, json_t *req, const config *values, json_t **geome
         json_t *cs = session_sizes_of(json_object_get(c, "instance"));
         json_t *geo = space_geometry(g->s, &g->dev, values, cs, NULL, &err);
         json_decref(cs);
-        char *bad = geo ? check_geometry(geo) : NULL;
+        char *bad = geo ? check_geometry(geo, json_object_get(c, "instance")) : NULL;
         if (!geo || bad) {
             if (!geo) {
                 msg_error("at check sizes %s: %s", label, err);
@@ -336,7 +400,7 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
         free(err);
         return NULL;
     }
-    char *bad = check_geometry(*geometry);
+    char *bad = check_geometry(*geometry, g->instance);
     if (bad) {
         char *why = xasprintf("%s (fix the space's launch function)", bad);
         *refused =

@@ -155,7 +155,7 @@ static int start(run_ctx *c, lane *l, const work_item *it) {
     bool ok =
         gpu_measure_send(&l->g, c->jobs[it->vi].cubin, &values, reject_ms(c), &l->geo, &refused);
     config_free(&values);
-    if (!ok) return EXIT_FAILURE_; /* launch() is broken: said already */
+    if (!ok) return EXIT_INPUT; /* launch() is broken (the space's error): said already */
     l->busy = true;
     l->vi = it->vi;
     l->li = it->li;
