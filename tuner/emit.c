@@ -176,13 +176,13 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
     json_array_foreach(maps, i, m) {
         const char *buf = json_string_value(json_object_get(m, "buffer"));
         const char *type = map_type(problem, buf);
-        const char *keys[] = {"dims", "strides", "box"};
+        const char *keys[] = {"dims", "strides", "box"}; /* bt_<key>: locals */
         const char *ctype[] = {"cuuint64_t", "cuuint64_t", "cuuint32_t"};
         sb_printf(b, "    CUtensorMap bt_map%zu;\n    {\n", i);
         for (int k = 0; k < 3; k++) {
             json_t *list = json_object_get(m, keys[k]), *v;
             size_t j;
-            sb_printf(b, "        const %s %s[] = {", ctype[k], keys[k]);
+            sb_printf(b, "        const %s bt_%s[] = {", ctype[k], keys[k]);
             json_array_foreach(list, j, v) {
                 sb_printf(b, "%s(%s)", j ? ", " : "", ctype[k]);
                 sb_expr(b, v);
@@ -191,9 +191,9 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
         }
         sb_printf(
             b,
-            "        e = bt_encode_map(&bt_map%zu, CU_TENSOR_MAP_DATA_TYPE_%s, %s, %zuu, dims, "
-            "strides, box, %d);\n"
-            "        if (e != cudaSuccess) return e;\n    }\n",
+            "        bt_e = bt_encode_map(&bt_map%zu, CU_TENSOR_MAP_DATA_TYPE_%s, %s, %zuu, bt_dims, "
+            "bt_strides, bt_box, %d);\n"
+            "        if (bt_e != cudaSuccess) return bt_e;\n    }\n",
             i, type ? type : "UINT8", buf, json_array_size(json_object_get(m, "dims")),
             (int)json_integer_value(json_object_get(m, "swizzle")));
     }
@@ -215,7 +215,7 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
         "    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;\n"
         "    if (!cache[dev]) {\n"
         "        cudaFuncAttributes a;\n"
-        "        bool ok = cudaFuncGetAttributes(&a, kernel) == cudaSuccess && a.ptxVersion >= "
+        "        bool ok = cudaFuncGetAttributes(&a, bt_kernel) == cudaSuccess && a.ptxVersion >= "
         "%d;\n"
         "        (void)cudaGetLastError();\n"
         "        cache[dev] = ok ? 2 : 1;\n"
@@ -234,32 +234,32 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
         sb_printf(b, "    const long long bt_s_%s = (long long)%s;\n    (void)bt_s_%s;\n", n, n, n);
     }
     sb_printf(b, "    int bt_dev = 0, bt_sms = 0;\n"
-                 "    cudaError_t e = cudaGetDevice(&bt_dev);\n"
-                 "    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&bt_sms, "
+                 "    cudaError_t bt_e = cudaGetDevice(&bt_dev);\n"
+                 "    if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, "
                  "cudaDevAttrMultiProcessorCount, bt_dev);\n"
-                 "    if (e != cudaSuccess) return e;\n");
+                 "    if (bt_e != cudaSuccess) return bt_e;\n");
     const char *dims[] = {"grid", "block"};
     for (int d = 0; d < 2; d++)
         for (size_t k = 0; k < 3; k++) {
-            sb_printf(b, "    const long long %s_%c = ", dims[d], "xyz"[k]);
+            sb_printf(b, "    const long long bt_%s_%c = ", dims[d], "xyz"[k]);
             sb_expr(b, json_array_get(json_object_get(geo, dims[d]), k));
             sb_printf(b, ";\n");
         }
-    sb_printf(b, "    const long long smem = ");
+    sb_printf(b, "    const long long bt_smem = ");
     sb_expr(b, json_object_get(geo, "smem"));
     sb_printf(b, ";\n"
-                 "    if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // "
+                 "    if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // "
                  "nothing to do\n");
     json_t *maps = json_object_get(geo, "tensor_maps");
     sb_maps(b, problem, maps);
     sb_printf(
         b,
-        "    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-        "(int)smem);\n"
-        "    if (e != cudaSuccess) return e;\n"
-        "    kernel<<<dim3((unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z),\n"
-        "             dim3((unsigned)block_x, (unsigned)block_y, (unsigned)block_z), (size_t)smem, "
-        "stream>>>(");
+        "    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+        "(int)bt_smem);\n"
+        "    if (bt_e != cudaSuccess) return bt_e;\n"
+        "    bt_kernel<<<dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
+        "             dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
+        "(size_t)bt_smem, stream>>>(");
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
         sb_printf(b, "%s%s", i ? ", " : "", json_string_value(a));
@@ -329,7 +329,7 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
     config_merge(&values, params, launch);
     char *desc = config_describe(&values), *err = NULL;
     config_set(&extra, "ns", ns);
-    config_set(&extra, "kernel_name", "kernel");
+    config_set(&extra, "kernel_name", "bt_kernel");
     config_set(&extra, "kernel_linkage", "static");
     config_set(&extra, "emit", "true");
     config_set(&extra, "describe", desc);
@@ -586,22 +586,22 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               "}\n\n"
               "// The tuned variant to run for this call: -1 for the portable one.\n"
               "inline int choose(%s) {\n"
-              "    int pick = -1;\n%s",
-              sp, decl, n ? "    double best = 1e300, d;\n" : "");
+              "    int bt_pick = -1;\n%s",
+              sp, decl, n ? "    double bt_best = 1e300, bt_d;\n" : "");
     for (int i = 0; i < n; i++) {
         sb_printf(&b, "    if (is_device(\"");
         sb_c_string(&b, devs[i].name);
-        sb_printf(&b, "\", %d, %d) && %s::usable() && (d = ", devs[i].major, devs[i].minor,
+        sb_printf(&b, "\", %d, %d) && %s::usable() && (bt_d = ", devs[i].major, devs[i].minor,
                   devs[i].ns);
         sb_distance(&b, devs[i].sizes);
-        sb_printf(&b, ") < best) best = d, pick = %d;\n", i);
+        sb_printf(&b, ") < bt_best) bt_best = bt_d, bt_pick = %d;\n", i);
     }
-    if (n) sb_printf(&b, "    (void)d;\n    (void)best;\n");
+    if (n) sb_printf(&b, "    (void)bt_d;\n    (void)bt_best;\n");
     json_t *name;
     size_t i;
     json_array_foreach(json_object_get(problem, "signature"), i, name)
         sb_printf(&b, "    (void)%s;\n", json_string_value(name));
-    sb_printf(&b, "    return pick;\n}\n}  // namespace bartune_%s_dispatch\n\n", sp);
+    sb_printf(&b, "    return bt_pick;\n}\n}  // namespace bartune_%s_dispatch\n\n", sp);
     sb_printf(&b,
               "// Which variant bartune_%s would run for this call on the current device.\n"
               "inline const char *bartune_%s_variant(%s) {\n"

@@ -31,6 +31,23 @@ static char *renamed(const char *text, const char *name) {
     return b.data ? b.data : xstrdup("");
 }
 
+/* Whether the skeleton's code can use s as a name: not a C or C++ keyword
+ * (its reference defines a function of that name), nor the header's own. */
+static bool reserved(const char *s) {
+    static const char *const WORDS[] = {
+        "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char",
+        "class", "const", "constexpr", "continue", "decltype", "default", "delete", "do",
+        "double", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
+        "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public",
+        "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+        "switch", "template", "this", "throw", "true", "try", "typedef", "typename", "union",
+        "unsigned", "using", "virtual", "void", "volatile", "while", "main", "stream"};
+    for (size_t i = 0; i < sizeof WORDS / sizeof WORDS[0]; i++)
+        if (!strcmp(s, WORDS[i])) return true;
+    return !strncmp(s, "bt_", 3) || !strncmp(s, "bartune_", 8) || !strncmp(s, "__", 2);
+}
+
 static bool identifier(const char *s) {
     if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
     for (; *s; s++)
@@ -40,15 +57,19 @@ static bool identifier(const char *s) {
 
 int cmd_new(const options *o) {
     const char *dir = o->space_path;
-    const char *slash = strrchr(dir, '/');
-    char *name = xstrdup(slash && slash[1] ? slash + 1 : dir);
+    char *base = xstrdup(dir); /* DIR/ names DIR */
+    size_t blen = strlen(base);
+    while (blen > 1 && base[blen - 1] == '/') base[--blen] = '\0';
+    const char *slash = strrchr(base, '/');
+    char *name = xstrdup(slash ? slash + 1 : base);
+    free(base);
     size_t len = strlen(name);
-    while (len > 1 && name[len - 1] == '/') name[--len] = '\0';
     int rc = EXIT_OK;
     struct stat st;
-    if (!identifier(name) || !strcmp(name, "skeleton") || len > 64) {
+    if (!identifier(name) || reserved(name) || !strcmp(name, "skeleton") || len > 64) {
         msg_error("bartune new %s: the folder's name '%s' names the problem and space: a C "
-                  "identifier of at most 64 characters other than 'skeleton' (e.g. my_softmax)",
+                  "identifier of at most 64 characters other than 'skeleton', a C or C++ keyword, "
+                  "stream, main or a name starting with bt_, bartune_ or __ (e.g. my_softmax)",
                   dir, name);
         rc = EXIT_USAGE;
     } else if (lstat(dir, &st) == 0) {

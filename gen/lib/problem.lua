@@ -74,10 +74,28 @@ local MAX_BYTES = 1 << 40 -- one buffer; more is a typo, not a problem
 
 local function fail(file, msg) error(file .. ": " .. msg, 0) end
 
+-- Names the emitted header's functions take as parameters cannot be C++'s
+-- own, nor the header's: its names start with bt_ (or bartune_), and a
+-- call's stream is `stream`.
+local RESERVED = {}
+for w in ([[alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
+  char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue
+  co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit
+  export extern false float for friend goto if inline int long mutable namespace new noexcept not
+  not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires
+  return short signed sizeof static static_assert static_cast struct switch template this
+  thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+  wchar_t while xor xor_eq restrict stream dim3 size_t int32_t int64_t uint32_t uint64_t uintptr_t
+  cudaError_t cudaStream_t cudaSuccess CUtensorMap NULL main]]):gmatch("%S+") do RESERVED[w] = true end
+
 local function check_ident(file, what, name)
   -- at most 64 characters: records are read back with that limit (tuner/record.c)
   if type(name) ~= "string" or not name:match(IDENT) or #name > 64 then
     fail(file, what .. " name must be a C identifier of at most 64 characters, got " .. tostring(name):sub(1, 80))
+  end
+  if what ~= "problem" and (RESERVED[name] or name:match("^bt_") or name:match("^bartune_") or name:match("^__")) then
+    fail(file, what .. " name '" .. name .. "' is C++'s or the emitted header's own (reserved: C++ keywords, " ..
+      "stream, dim3, the size types, names starting with bt_, bartune_ or __): rename it")
   end
 end
 
