@@ -31,4 +31,10 @@ grep -q '(2 tuned variants + portable)' "$tmp/err" || fail "emit wrote no tuned 
 [ -f "$tmp/k3/axpy2d.cuh" ] || fail "run wrote no header"
 "$bartune" show $toy --records "$file" >"$tmp/show" || fail "show failed"
 grep -q 'no longer has left out' "$tmp/show" || fail "show did not say what it left out"
+# records of two devices in one --records file are refused, not ranked as one
+sed 's/"name":"Fake GPU"/"name":"Other GPU"/' <<<"$ok" >>"$file"
+"$bartune" show $toy --records "$file" >"$tmp/show" 2>"$tmp/err"
+[ $? = 3 ] || fail "show ranked records of two devices as one: $(cat "$tmp/err")"
+grep -q 'a record of device other-gpu-sm90 after records of fake-gpu-sm90' "$tmp/err" ||
+    fail "the refusal does not name the devices: $(cat "$tmp/err")"
 echo "records of variants the space no longer has: passed over with one line, the rest emitted"

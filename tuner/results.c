@@ -25,6 +25,7 @@ json_t *results_load(const char *path, const char *want_key, int *dropped, char 
         return NULL;
     }
     int lineno = 0;
+    char first_key[160] = ""; /* one file, one device: --records of several are refused */
     for (char *line = text, *next; line < text + len; line = next) {
         char *nl = memchr(line, '\n', (size_t)(text + len - line));
         next = nl ? nl + 1 : text + len;
@@ -37,6 +38,18 @@ json_t *results_load(const char *path, const char *want_key, int *dropped, char 
          * (then it does not parse, and is dropped); any other line that is
          * not a record means this is not a results file of this device. */
         char *why = rec ? record_check(rec, want_key) : NULL;
+        if (rec && !why && !want_key) {
+            device_info d;
+            char key[160];
+            record_device(rec, &d);
+            device_key(&d, key);
+            if (!first_key[0])
+                snprintf(first_key, sizeof first_key, "%s", key);
+            else if (strcmp(key, first_key))
+                why = xasprintf("a record of device %s after records of %s: a results file holds "
+                                "one device's records (split it, or merge each device's apart)",
+                                key, first_key);
+        }
         if (!rec && !nl) {
             (*dropped)++;
             break;
