@@ -336,6 +336,20 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
     char *kernel = space_render(s, d, params, &extra, false, &err);
     char *host = kernel ? space_render(s, d, params, &extra, true, &err) : NULL;
     json_t *geo = host ? space_geometry(s, d, &values, NULL, measured_at, &err) : NULL;
+    /* The portable variant was measured at no one tuple: its header's
+     * geometry must be launch()'s at every tuned tuple (the sizes run
+     * measures it at), or the header would launch what was never measured. */
+    json_t *tune = json_object_get(space_problem(s), "tune"), *at;
+    size_t ti;
+    json_array_foreach(tune, ti, at) {
+        if (!geo || measured_at) break;
+        json_t *again = space_geometry(s, d, &values, NULL, at, &err);
+        if (!again) {
+            json_decref(geo);
+            geo = NULL;
+        }
+        json_decref(again);
+    }
     if (geo && !geometry_ok(geo, space_problem(s))) {
         err = xstrdup("launch() gave the header geometry text that is not sizes, dev.sms, integers "
                       "and + - * // % min max ceil_div: refused (only those reach a header)");
