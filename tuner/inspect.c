@@ -200,7 +200,12 @@ static bool check_reference(const options *o, space *s, const device_info *d) {
     gpu g;
     bool ok = gpu_open_cpu(&g, o, s, d) == EXIT_OK;
     double t0 = now_seconds();
-    ok = ok && gpu_problem(&g, json_array_get(sizes, pick), json_array_get(instances, pick));
+    char *err = NULL; /* with its check sizes, whose references run too */
+    json_t *full = ok ? space_instance(s, json_array_get(sizes, pick), true, &err) : NULL;
+    if (ok && !full) msg_error("%s", err);
+    free(err);
+    ok = ok && full && gpu_problem(&g, json_array_get(sizes, pick), full);
+    json_decref(full);
     if (ok) {
         char *at = sizes_describe(json_array_get(sizes, pick));
         printf("reference: %s's CPU reference built and ran at %s in %.2f s\n", space_name(s), at,

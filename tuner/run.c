@@ -63,7 +63,17 @@ static int run_all(run_ctx *c, json_t *sizes, json_t *instances) {
     runner_idle_ctx = c->pool;
     for (size_t z = 0; z < json_array_size(sizes) && rc == EXIT_OK; z++) {
         c->sizes = json_array_get(sizes, z);
-        c->instance = json_array_get(instances, z);
+        /* this tuple's instance with its check sizes (the list holds none) */
+        char *err = NULL;
+        json_t *full = space_instance(c->s, c->sizes, true, &err);
+        if (!full) {
+            msg_error("%s", err);
+            free(err);
+            rc = EXIT_INPUT;
+            break;
+        }
+        json_array_set_new(instances, z, full);
+        c->instance = full;
         verification_digest(c->instance, c->digest);
         c->best_ms = best_so_far(c);
         rc = o->strategy ? schedule_search(c) : schedule_all(c);

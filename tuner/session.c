@@ -75,7 +75,7 @@ json_t *session_sizes(space *s, const options *o, json_t **instances) {
     size_t i;
     json_array_foreach(given, i, sz) {
         char *err = NULL;
-        json_t *inst = proc_interrupted ? NULL : space_instance(s, sz, &err);
+        json_t *inst = proc_interrupted ? NULL : space_instance(s, sz, false, &err);
         if (!inst && proc_interrupted) return NULL; /* exiting: freeing 10^5 sizes takes seconds */
         if (!inst) {
             msg_error("%s", err);
@@ -160,7 +160,7 @@ void verification_digest(json_t *instance, char out[17]) {
  * no longer takes these sizes. */
 static void digest_at(space *s, json_t *sizes, char out[17]) {
     char *err = NULL;
-    json_t *inst = space_instance(s, sizes, &err);
+    json_t *inst = space_instance(s, sizes, true, &err);
     out[0] = '\0';
     if (inst) verification_digest(inst, out);
     json_decref(inst);

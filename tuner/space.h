@@ -63,7 +63,7 @@ char *space_render(space *s, const device_info *dev, const config *values, const
  * of size name -> integer; missing ones take their defaults):
  * {sizes: [{name, type, value}], scalars: [...], buffers: [{name, type,
  * role, length, init}], bytes, fma}. NULL and *err on failure. */
-json_t *space_instance(space *s, json_t *sizes, char **err);
+json_t *space_instance(space *s, json_t *sizes, bool checks, char **err);
 /* Launch geometry of a config (compile-time and launch values) at `sizes`:
  * {grid: [x, y, z], block: [x, y, z], smem, resident} as integers. With
  * sizes NULL, the same for the header: entries are integers or C++ text

@@ -782,10 +782,11 @@ char *space_render(space *s, const device_info *dev, const config *values, const
     return src;
 }
 
-json_t *space_instance(space *s, json_t *sizes, char **err) {
+json_t *space_instance(space *s, json_t *sizes, bool checks, char **err) {
     push_method(s, "instance");
     push_json(s->L, sizes);
-    return call_json(s, 1, err);
+    lua_pushboolean(s->L, !checks);
+    return call_json(s, 2, err);
 }
 
 json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,

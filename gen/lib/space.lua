@@ -618,8 +618,8 @@ function M.problem_info(S)
 end
 
 -- One size tuple's buffers, scalars and cost (see problem.instance).
-function M.instance(S, sizes)
-  return problem.instance(S.problem, problem.sizes(S.problem, sizes, "--size"))
+function M.instance(S, sizes, light)
+  return problem.instance(S.problem, problem.sizes(S.problem, sizes, "--size"), light)
 end
 
 return M
