@@ -31,4 +31,14 @@ for bad in stream int bt_rows; do
     grep -q "size name '$bad' is C++'s or the emitted header's own" "$tmp/out" ||
         fail "a size named $bad: $(tail -3 "$tmp/out")"
 done
+# a reference that never returns is given up after --reference-timeout (issue 23, class 7)
+toy "$tmp/stuck" rows cols
+sed -i 's/^static int axpy2d(bt_problem \*p, int part, int parts) {/&\n    for (volatile int stuck = 1; stuck;) {}/' \
+    "$tmp/stuck/templates/axpy2d/reference.c"
+grep -q 'volatile int stuck' "$tmp/stuck/templates/axpy2d/reference.c" || fail "the stuck reference was not made"
+start=$(date +%s)
+"$bartune" check "$tmp/stuck/axpy.lua" --cache "$tmp/c" --reference-timeout 2 >"$tmp/out" 2>&1 &&
+    fail "check passed with a reference that never returns"
+[ $(($(date +%s) - start)) -lt 60 ] || fail "the stuck reference was waited for a minute or more"
+grep -q 'took more than 2 s (--reference-timeout' "$tmp/out" || fail "stuck reference: $(tail -3 "$tmp/out")"
 echo "sizes named like the header's old locals build; keywords, stream and bt_ names are refused"

@@ -14,7 +14,6 @@
 #include "session.h"
 #include "util.h"
 
-static const double SETUP_TIMEOUT = 1800; /* the CPU reference of a large problem */
 
 bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, char **why) {
     json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
@@ -197,9 +196,13 @@ static bool setup_one(gpu *g, runner_client *rc, json_t *inst, int slot, const c
     progress("preparing %s at %s%s (inputs and CPU reference)", name, slot ? "check sizes " : "",
              label);
     json_t *ans;
-    runner_result r = runner_request(rc, req, SETUP_TIMEOUT, &ans);
+    runner_result r = runner_request(rc, req, g->o->reference_timeout, &ans);
     progress_end();
-    if (r != RUNNER_OK)
+    if (r == RUNNER_TIMEOUT)
+        msg_error("problem '%s' at %s%s: the inputs and CPU reference took more than %.0f s "
+                  "(--reference-timeout; is the reference stuck in a loop?)",
+                  name, slot ? "check sizes " : "", label, g->o->reference_timeout);
+    else if (r != RUNNER_OK)
         msg_error("the runner could not set up problem '%s' at %s%s: %s", name,
                   slot ? "check sizes " : "", label,
                   json_string_value(json_object_get(ans, "message")));

@@ -42,7 +42,12 @@ int cmd_list(const options *o) {
         launches += vs.items[i].n_launches;
     }
     json_t *instances = NULL, *sizes = session_sizes(s, o, &instances);
-    size_t tuples = sizes ? json_array_size(sizes) : 0;
+    if (!sizes) { /* a bad --size or tune list: said */
+        variant_set_free(&vs);
+        space_close(s);
+        return EXIT_INPUT;
+    }
+    size_t tuples = json_array_size(sizes);
     printf("%d variants for %s (of %d combinations%s%s), %d launch configurations in all", vs.count,
            d.name, vs.total, vs.rejected[0] ? "; rejected " : "", vs.rejected, launches);
     if (tuples > 1) /* what a run measures without a strategy */

@@ -75,6 +75,8 @@ static const struct command commands[] = {
      "  --sanitize      before emitting, run the best few under compute-sanitizer\n"
      "                  (memcheck, racecheck, synccheck); a flagged variant is not emitted\n"
      "  --script-timeout S  seconds one call into a Lua script may take (default 60)\n"
+     "  --reference-timeout S  seconds the inputs and CPU reference of one size tuple\n"
+     "                  may take (default 600)\n"
      "  --no-emit       record results only\n"
      "  --results DIR, --kernels DIR, --cache DIR, --root DIR, --templates DIR\n"
      "                  where things live\n"
@@ -202,10 +204,34 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-/* Strict numbers: all of the text, finite, within [lo, hi]. */
+/* Plain decimal text: an optional '-', digits, with `fraction` a '.' and
+ * digits and an exponent too; no '+', space, hex, inf or nan (strtod takes
+ * all of them: --budget 0x10m read as 16 minutes). */
+static bool plain_decimal(const char *s, bool fraction) {
+    const char *p = s + (*s == '-');
+    size_t digits = strspn(p, "0123456789");
+    p += digits;
+    if (fraction && *p == '.') {
+        size_t more = strspn(p + 1, "0123456789");
+        digits += more;
+        p += 1 + more;
+    }
+    if (!digits) return false;
+    if (fraction && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (*p == '-' || *p == '+') p++;
+        size_t e = strspn(p, "0123456789");
+        if (!e) return false;
+        p += e;
+    }
+    return *p == '\0';
+}
+
+/* Strict numbers: all of the text, plain decimal, finite, within [lo, hi]. */
 static bool parse_number(const char *s, double lo, double hi, double *out) {
     char *end;
     errno = 0;
+    if (!plain_decimal(s, true)) return false;
     double v = strtod(s, &end);
     if (*end || end == s || errno || !isfinite(v) || v < lo || v > hi) return false;
     *out = v;
@@ -215,6 +241,7 @@ static bool parse_number(const char *s, double lo, double hi, double *out) {
 static bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
     char *end;
     errno = 0;
+    if (!plain_decimal(s, false)) return false;
     long long v = strtoll(s, &end, 10);
     if (*end || end == s || errno || v < lo || v > hi) return false;
     *out = v;
@@ -264,6 +291,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_SIZE = 256,
         O_SEED,
         O_STIMEOUT,
+        O_RTIMEOUT,
         O_STRATEGY,
         O_SEEDS,
         O_BUDGET,
@@ -293,6 +321,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"size", required_argument, NULL, O_SIZE},
         {"seed", required_argument, NULL, O_SEED},
         {"script-timeout", required_argument, NULL, O_STIMEOUT},
+        {"reference-timeout", required_argument, NULL, O_RTIMEOUT},
         {"strategy", required_argument, NULL, O_STRATEGY},
         {"seeds", required_argument, NULL, O_SEEDS},
         {"budget", required_argument, NULL, O_BUDGET},
@@ -336,6 +365,10 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             if (!parse_size(optarg, &o->sizes[o->n_sizes]))
                 return usage_error(cmdspace, "--size needs NAME=INTEGER (0..2^62), got '%s'",
                                    optarg);
+            for (int k = 0; k < o->n_sizes; k++)
+                if (!strcmp(o->sizes[k].name, o->sizes[o->n_sizes].name))
+                    return usage_error(cmdspace, "--size %s is given twice: give each size once",
+                                       o->sizes[k].name);
             o->n_sizes++;
             break;
         case O_SEED:
@@ -365,6 +398,12 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                 return usage_error(
                     cmdspace, "--script-timeout needs seconds in 0.1..86400, got '%s'", optarg);
             space_seconds_limit = v;
+            break;
+        case O_RTIMEOUT:
+            if (!parse_number(optarg, 1, 86400, &v))
+                return usage_error(
+                    cmdspace, "--reference-timeout needs seconds in 1..86400, got '%s'", optarg);
+            o->reference_timeout = v;
             break;
         case O_RETRY:
             if (!parse_statuses(optarg))
@@ -493,7 +532,8 @@ int main(int argc, char **argv) {
                  .reps = 20,
                  .timeout = 10,
                  .reject = 3,
-                 .compile_timeout = 120};
+                 .compile_timeout = 120,
+                 .reference_timeout = 600};
     char *runner = path_join(here, "bartune-runner");
     char *cache = path_join(here, "variants");
     o.runner = runner;
