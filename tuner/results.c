@@ -100,6 +100,18 @@ static bool mend_tail(int fd) {
     return ok;
 }
 
+/* results_open's way out after a failure: nothing held (fds closed, the
+ * lock released, memory freed), *s cleared. */
+static bool open_failed(results_store *s) {
+    if (s->fd >= 0) close(s->fd);
+    if (s->lock_fd >= 0) close(s->lock_fd);
+    free(s->path);
+    json_decref(s->records);
+    memset(s, 0, sizeof *s);
+    s->fd = s->lock_fd = -1;
+    return false;
+}
+
 bool results_open(results_store *s, const char *dir, const char *space, const char *key,
                   char **err) {
     memset(s, 0, sizeof *s);
@@ -115,7 +127,7 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
     if (s->lock_fd < 0) {
         *err = xasprintf("cannot open the lock %s: %s", lock, strerror(errno));
         free(lock);
-        return false;
+        return open_failed(s);
     }
     if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
         char holder[32] = "";
@@ -127,7 +139,7 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
         if (flock(s->lock_fd, LOCK_EX) != 0) {
             *err = xasprintf("gave up waiting for the lock %s: %s", lock, strerror(errno));
             free(lock);
-            return false;
+            return open_failed(s);
         }
     }
     char pid[32];
@@ -140,11 +152,11 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
     /* Check before mending: a file that is not ours is refused untouched. */
     int dropped;
     s->records = results_load(s->path, key, &dropped, err);
-    if (!s->records) return false;
+    if (!s->records) return open_failed(s);
     s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (s->fd < 0 || !mend_tail(s->fd)) {
         *err = xasprintf("cannot open %s for appending: %s", s->path, strerror(errno));
-        return false;
+        return open_failed(s);
     }
     if (dropped) msg_warn("%s: ignored %d unreadable line(s)", s->path, dropped);
     return true;
