@@ -540,6 +540,10 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
     free(src);
     config_free(&params);
     config_free(&launch);
+    if (!ok) {
+        free(e->summary);
+        e->summary = NULL;
+    }
     return ok;
 }
 

@@ -75,6 +75,7 @@ int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
             "no GPU to measure on (GPU %d): %s\n(list, render, compile and emit work without one)",
             ordinal, why);
         free(why);
+        gpu_close(g);
         return EXIT_NO_GPU;
     }
     device_key(&g->dev, g->key);
@@ -88,6 +89,7 @@ int gpu_open_cpu(gpu *g, const options *o, space *s, const device_info *dev) {
     g->cpu_only = true;
     if (!runner_start(&g->runner, o->runner, 0, g->log)) {
         msg_error("cannot start %s (log %s)", o->runner, g->log);
+        gpu_close(g);
         return EXIT_FAILURE_;
     }
     return build_reference(g) ? EXIT_OK : EXIT_INPUT;

@@ -366,9 +366,11 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                 return usage_error(cmdspace, "--size needs NAME=INTEGER (0..2^62), got '%s'",
                                    optarg);
             for (int k = 0; k < o->n_sizes; k++)
-                if (!strcmp(o->sizes[k].name, o->sizes[o->n_sizes].name))
+                if (!strcmp(o->sizes[k].name, o->sizes[o->n_sizes].name)) {
+                    free(o->sizes[o->n_sizes].name);
                     return usage_error(cmdspace, "--size %s is given twice: give each size once",
                                        o->sizes[k].name);
+                }
             o->n_sizes++;
             break;
         case O_SEED:
