@@ -5,6 +5,7 @@
 space {
   name = "sgemm",
   template = "sgemm.cu",          -- under templates/ (pieces in templates/sgemm/)
+  host = "sgemm/host.cuh",        -- the header's run(): shapes, null matrices, empty calls
   problem = "sgemm",
   group = { "barrier", "producer" },
 }

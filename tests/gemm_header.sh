@@ -17,7 +17,7 @@ if [ ! -f "$kernels/$name.cuh" ]; then
 fi
 build() { # OUT NVCC-FLAGS...
     local out=$1; shift
-    "$nvcc" "$@" -std=c++17 -O2 -Werror all-warnings -I "$kernels" -I "$root/tests/header" \
+    "$nvcc" "$@" -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I "$kernels" -I "$root/tests/header" \
         "$root/tests/header/${name}_consumer.cu" "$root/tests/header/${name}_other.cu" -o "$out"
 }
 # shellcheck disable=SC2086 # the flags are words

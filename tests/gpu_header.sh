@@ -10,7 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build() { # OUT NVCC-FLAGS...
     local out=$1; shift
-    "$nvcc" "$@" -std=c++17 -I "$kernels" -I "$root/templates" "$root/tests/header/consumer.cu" \
+    "$nvcc" "$@" -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I "$kernels" \
+        -I "$root/templates" "$root/tests/header/consumer.cu" \
         "$root/tests/header/consumer_other.cu" "$root/templates/pipeline/reference.c" -o "$out"
 }
 build "$tmp/tuned" -arch=sm_90 || exit 1

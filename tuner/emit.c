@@ -26,6 +26,7 @@ enum { MAX_EMITTED = 256 };
 /* One emitted variant, as the dispatcher needs it. */
 typedef struct {
     char key[160];  /* device folder; "portable" */
+    int sms;        /* the tuned device's SMs (nearest-device matching) */
     char name[128]; /* device name */
     int major, minor;
     char ns[240];
@@ -201,31 +202,61 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
 
 /* The launcher generated from the space's launch() run over symbols: the
  * same geometry the runner launched, computed from the call's sizes. */
-static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
+static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, bool arch_specific) {
     char *decl = signature(problem, true);
     sb_printf(
         b,
         "inline long long bt_min(long long a, long long b) { return a < b ? a : b; }\n"
         "inline long long bt_max(long long a, long long b) { return a > b ? a : b; }\n"
         "inline long long bt_ceil_div(long long a, long long b) { return (a + b - 1) / b; }\n\n"
-        "// Whether this binary holds the kernel for the current device's architecture.\n"
+        "// A probe of the code this binary holds for the current device: its static\n"
+        "// shared memory is 8 ints where the device code was built for an\n"
+        "// architecture's own features (sm_90a), 4 elsewhere (a plain sm_90 build).\n"
+        "static __global__ void bt_probe(int *bt_out) {\n"
+        "#if defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || \\\n"
+        "    defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+        "    __shared__ volatile int bt_s[8];\n"
+        "#else\n"
+        "    __shared__ volatile int bt_s[4];\n"
+        "#endif\n"
+        "    bt_s[threadIdx.x %% (sizeof bt_s / sizeof bt_s[0])] = 1;\n"
+        "    if (bt_out) *bt_out = bt_s[0];\n"
+        "}\n\n"
+        "// Whether this binary holds the kernel for the current device (for a\n"
+        "// variant built for an architecture's own features, that code): from the\n"
+        "// kernels' attributes alone, so a first call under graph capture decides\n"
+        "// as any other; thread-safe; an error the caller left pending is left\n"
+        "// alone (no check now), and a check that failed for a reason a later call\n"
+        "// could pass is not cached.\n"
         "inline bool usable() {\n"
-        "    static signed char cache[64];  // per device: 0 unknown, 1 no, 2 yes\n"
-        "    int dev = 0;\n"
-        "    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;\n"
-        "    if (!cache[dev]) {\n"
-        "        cudaFuncAttributes a;\n"
-        "        bool ok = cudaFuncGetAttributes(&a, bt_kernel) == cudaSuccess && a.ptxVersion >= "
-        "%d;\n"
-        "        (void)cudaGetLastError();\n"
-        "        cache[dev] = ok ? 2 : 1;\n"
+        "    static std::atomic<signed char> bt_cache[64];  // per device: 0 unknown, 1 no, 2 yes\n"
+        "    if (cudaPeekAtLastError() != cudaSuccess) return false;\n"
+        "    int bt_dev = 0;\n"
+        "    if (cudaGetDevice(&bt_dev) != cudaSuccess) {\n"
+        "        (void)cudaGetLastError();  // ours: nothing was pending\n"
+        "        return false;\n"
         "    }\n"
-        "    return cache[dev] == 2;\n"
+        "    if (bt_dev < 0 || bt_dev >= 64) return false;\n"
+        "    signed char bt_c = bt_cache[bt_dev].load(std::memory_order_acquire);\n"
+        "    if (bt_c == 0) {\n"
+        "        cudaFuncAttributes bt_a, bt_p;\n"
+        "        cudaError_t bt_e = cudaFuncGetAttributes(&bt_a, bt_kernel);\n"
+        "        if (bt_e == cudaSuccess) bt_e = cudaFuncGetAttributes(&bt_p, bt_probe);\n"
+        "        if (bt_e == cudaSuccess)\n"
+        "            bt_c = bt_a.ptxVersion >= %d && (!%s || bt_p.sharedSizeBytes == 8 * sizeof(int)) ? 2 : 1;\n"
+        "        else if (bt_e == cudaErrorInvalidDeviceFunction || bt_e == cudaErrorNoKernelImageForDevice)\n"
+        "            bt_c = 1;  // no code for this device: final\n"
+        "        if (bt_e != cudaSuccess) (void)cudaGetLastError();  // ours: nothing was pending\n"
+        "        if (bt_c == 0) return false;  // not cached: a later call asks again\n"
+        "        bt_cache[bt_dev].store(bt_c, std::memory_order_release);\n"
+        "    }\n"
+        "    return bt_c == 2;\n"
         "}\n\n"
         "%s"
         "// Launch geometry from the space's launch(), as measured.\n"
         "inline cudaError_t launch_kernel(%s, cudaStream_t stream) {\n",
-        min_cc, json_array_size(json_object_get(geo, "tensor_maps")) ? MAP_ENCODER : "", decl);
+        min_cc, arch_specific ? "true" : "false",
+        json_array_size(json_object_get(geo, "tensor_maps")) ? MAP_ENCODER : "", decl);
     free(decl);
     json_t *z;
     size_t i;
@@ -257,15 +288,19 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc) {
         "    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
         "(int)bt_smem);\n"
         "    if (bt_e != cudaSuccess) return bt_e;\n"
-        "    bt_kernel<<<dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
-        "             dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
-        "(size_t)bt_smem, stream>>>(");
+        "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
+        "    // caller left pending stays the caller's)\n"
+        "    void *bt_args[] = {");
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
-        sb_printf(b, "%s%s", i ? ", " : "", json_string_value(a));
+        sb_printf(b, "%s(void *)&%s", i ? ", " : "", json_string_value(a));
     for (size_t m = 0; m < json_array_size(maps); m++)
-        sb_printf(b, ", bt_map%zu", m);
-    sb_printf(b, ");\n    return cudaGetLastError();\n}\n");
+        sb_printf(b, ", (void *)&bt_map%zu", m);
+    sb_printf(b, "};\n"
+                 "    return cudaLaunchKernel((const void *)bt_kernel,\n"
+                 "        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
+                 "        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
+                 "bt_args, (size_t)bt_smem, stream);\n}\n");
 }
 
 /* Whether geometry text is only what problem.lua's symbols make: integer
@@ -359,9 +394,10 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
     char *out = NULL;
     if (geo) {
         strbuf b = {0};
-        sb_printf(&b, "%s\nnamespace %s {\n", kernel, ns);
+        sb_printf(&b, "#include <atomic>\n%s\nnamespace %s {\n", kernel, ns); /* usable()'s cache */
         sb_launcher(&b, space_problem(s), geo,
-                    (int)json_integer_value(json_object_get(geo, "min_cc")));
+                    (int)json_integer_value(json_object_get(geo, "min_cc")),
+                    json_is_true(json_object_get(space_problem(s), "arch_specific")));
         if (*host) {
             sb_printf(&b, "\n%s", host);
         } else {
@@ -369,8 +405,15 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
                  *names = signature(space_problem(s), false);
             sb_printf(&b,
                       "\ninline cudaError_t run(%s, cudaStream_t stream) {\n"
-                      "    return launch_kernel(%s, stream);\n}\n",
-                      decl, names);
+                      "    return launch_kernel(%s, stream);\n}\n"
+                      "// Why run() would not take the tuned kernel for this call: never.\n"
+                      "inline const char *fallback_reason(%s) {\n",
+                      decl, names, decl);
+            json_t *nm;
+            size_t k;
+            json_array_foreach(json_object_get(space_problem(s), "signature"), k, nm)
+                sb_printf(&b, "    (void)%s;\n", json_string_value(nm));
+            sb_printf(&b, "    return nullptr;\n}\n");
             free(decl);
             free(names);
         }
@@ -438,6 +481,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         snprintf(e->name, sizeof e->name, "%s", d.name);
         e->major = d.cc_major;
         e->minor = d.cc_minor;
+        e->sms = d.sms;
         e->summary = full;
         e->sizes = json_incref(sizes);
         char id[160];
@@ -479,7 +523,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
                   "// Tuned variants of '%s' on ",
                   shown_file(s), space_name(s));
         sb_c_string(&b, devs[first].name);
-        sb_printf(&b, " (compute capability %d.%d).\n#pragma once\n%s", devs[first].major,
+        sb_printf(&b, " (compute capability %d.%d).\n#pragma once\n#include <atomic>\n%s", devs[first].major,
                   devs[first].minor, body.data);
         ok = mkdir_p(dir) && write_file_atomic(file, b.data, b.len);
         if (!ok)
@@ -528,7 +572,7 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
         char *file = xasprintf("%s/%s.cuh", dir, space_name(s)), *label = comment_text(p->label);
         char *text = xasprintf("// Generated by bartune from %s; do not edit (run bartune emit).\n"
                                "// Portable variant '%s' (untuned; any GPU of compute capability "
-                               "7.0+): %s\n#pragma once\n%s",
+                               "7.0+): %s\n#pragma once\n#include <atomic>\n%s",
                                shown_file(s), label, e->summary, src);
         ok = mkdir_p(dir) && write_file_atomic(file, text, strlen(text));
         if (!ok) msg_error("cannot write %s: %s", file, strerror(errno));
@@ -556,90 +600,210 @@ static void sb_distance(strbuf *b, json_t *sizes) {
         sb_printf(b, " + bt_dist(%s, %lld.0)", k, (long long)json_integer_value(v));
 }
 
+/* The nvcc flags that build the tuned code of a device of compute
+ * capability major.minor: "-gencode=arch=compute_90a,code=sm_90a" for a
+ * space built for an architecture's own features. */
+static void build_flags(bool specific, int major, int minor, char out[96]) {
+    const char *a = specific && major >= 9 ? "a" : "";
+    snprintf(out, 96, "-gencode=arch=compute_%d%d%s,code=sm_%d%d%s", major, minor, a, major, minor, a);
+}
+
+/* The dispatcher's device table: each tuned device once; *of[i] the entry of
+ * variant i. */
+static int device_table(strbuf *b, const emitted *devs, int n, bool specific, int *of) {
+    int count = 0;
+    sb_printf(b, "// The devices the variants were tuned on: name, compute capability, SMs, and\n"
+                 "// the flags that build their code.\n"
+                 "struct bt_tuned {\n    const char *key, *name;\n    int major, minor, sms;\n"
+                 "    const char *flags;\n};\n"
+                 "static const bt_tuned bt_tuned_on[] = {\n");
+    for (int i = 0; i < n; i++) {
+        int k = -1;
+        for (int j = 0; j < i && k < 0; j++)
+            if (!strcmp(devs[j].key, devs[i].key)) k = of[j];
+        if (k >= 0) {
+            of[i] = k;
+            continue;
+        }
+        of[i] = count++;
+        char flags[96];
+        build_flags(specific, devs[i].major, devs[i].minor, flags);
+        sb_printf(b, "    {\"");
+        sb_c_string(b, devs[i].key);
+        sb_printf(b, "\", \"");
+        sb_c_string(b, devs[i].name);
+        sb_printf(b, "\", %d, %d, %d, \"%s\"},\n", devs[i].major, devs[i].minor, devs[i].sms, flags);
+    }
+    if (!count) sb_printf(b, "    {\"\", \"\", 0, 0, 0, \"\"},  // none: the portable variant only\n");
+    sb_printf(b, "};\nconstexpr int bt_n_tuned = %d;\n\n", count);
+    return count;
+}
+
+/* What every dispatcher holds whatever was tuned: the current device, read
+ * once per device (thread-safe, a failure not kept), and the nearest tuned
+ * device to it. */
+static const char DISPATCH_COMMON[] =
+    "inline double bt_dist(double call, double tuned) { return fabs(log2((call + 1) / (tuned + 1))); "
+    "}\n\n"
+    "// The current device: name, compute capability and SMs, read once per device.\n"
+    "struct bt_here {\n    char name[256];\n    int major, minor, sms;\n};\n"
+    "inline const bt_here *here() {\n"
+    "    static bt_here bt_devs[64];\n"
+    "    static std::atomic<bool> bt_ready[64];\n"
+    "    static std::mutex bt_fill;\n"
+    "    int bt_dev = 0;\n"
+    "    if (cudaGetDevice(&bt_dev) != cudaSuccess) {\n"
+    "        (void)cudaGetLastError();  // ours: the caller checked nothing was pending\n"
+    "        return nullptr;\n"
+    "    }\n"
+    "    if (bt_dev < 0 || bt_dev >= 64) return nullptr;\n"
+    "    if (!bt_ready[bt_dev].load(std::memory_order_acquire)) {\n"
+    "        std::lock_guard<std::mutex> bt_lock(bt_fill);\n"
+    "        if (!bt_ready[bt_dev].load(std::memory_order_relaxed)) {\n"
+    "            cudaDeviceProp bt_p;\n"
+    "            if (cudaGetDeviceProperties(&bt_p, bt_dev) != cudaSuccess) {\n"
+    "                (void)cudaGetLastError();\n"
+    "                return nullptr;  // not kept: a later call reads it again\n"
+    "            }\n"
+    "            snprintf(bt_devs[bt_dev].name, sizeof bt_devs[bt_dev].name, \"%s\", bt_p.name);\n"
+    "            bt_devs[bt_dev].major = bt_p.major;\n"
+    "            bt_devs[bt_dev].minor = bt_p.minor;\n"
+    "            bt_devs[bt_dev].sms = bt_p.multiProcessorCount;\n"
+    "            bt_ready[bt_dev].store(true, std::memory_order_release);\n"
+    "        }\n"
+    "    }\n"
+    "    return &bt_devs[bt_dev];\n"
+    "}\n\n"
+    "// The tuned device whose variants this one runs: the same compute capability\n"
+    "// (the same instructions), the same name first, else the nearest SM count;\n"
+    "// -1 for none.\n"
+    "inline int nearest(const bt_here *h) {\n"
+    "    int bt_pick = -1;\n"
+    "    double bt_best = 1e300;\n"
+    "    for (int i = 0; i < bt_n_tuned; i++) {\n"
+    "        const bt_tuned &t = bt_tuned_on[i];\n"
+    "        if (t.major != h->major || t.minor != h->minor) continue;\n"
+    "        const double d = strcmp(t.name, h->name) == 0 ? 0 : 1 + fabs(log2((double)h->sms / "
+    "t.sms));\n"
+    "        if (d < bt_best) bt_best = d, bt_pick = i;\n"
+    "    }\n"
+    "    return bt_pick;\n"
+    "}\n\n"
+    "// Which variant a call takes (-1: the portable one) and why it is not the tuned\n"
+    "// kernel (nullptr: it is).\n"
+    "struct bt_path {\n    int variant;\n    const char *why;\n};\n\n";
+
 static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, int n,
                              const emitted *portable) {
     const char *sp = space_name(s);
     json_t *problem = space_problem(s);
+    bool specific = json_is_true(json_object_get(problem, "arch_specific"));
     char *decl = signature(problem, true), *names = signature(problem, false);
     strbuf b = {0};
     sb_printf(
         &b,
         "// Generated by bartune from %s; do not edit (run bartune emit).\n"
         "// cudaError_t bartune_%s(%s, cudaStream_t stream = 0)\n"
-        "// runs the variant tuned for the current device (matched by name and compute\n"
-        "// capability) at the tuned size nearest to the call's (least sum over sizes of\n"
-        "// |log2(call / tuned)|), or a portable variant on any other GPU or when the binary\n"
-        "// lacks the tuned architecture (build with -arch=native or e.g. -arch=sm_90).\n"
-        "// Includable from any number of translation units.\n"
-        "#pragma once\n#include <cuda_runtime.h>\n#include <math.h>\n#include <string.h>\n\n"
+        "// runs, on a device of a compute capability that variants were tuned on, the\n"
+        "// variants of the nearest such device (the same name first, else the nearest SM\n"
+        "// count) at the tuned size nearest to the call's (least sum over sizes of\n"
+        "// |log2(call / tuned)|), where the binary holds their code (build with the\n"
+        "// flags bt_tuned_on names, e.g. %s); else a portable variant.\n"
+        "// bartune_%s_path(...) says which variant a call takes and why not the tuned\n"
+        "// kernel; bartune_%s_variant(...) names it. Thread-safe, capture-safe (no\n"
+        "// synchronous call decides the path), and it leaves an error the caller left\n"
+        "// pending alone. Includable from any number of translation units.\n"
+        "#pragma once\n#include <cuda_runtime.h>\n#include <math.h>\n#include <stdio.h>\n"
+        "#include <string.h>\n\n#include <atomic>\n#include <mutex>\n\n"
         "#include \"portable/%s.cuh\"\n",
-        shown_file(s), sp, decl, sp);
+        shown_file(s), sp, decl, n ? "" : "-arch=native", sp, sp, sp);
+    if (n) { /* the first device's flags as the example in the comment */
+        char flags[96];
+        build_flags(specific, devs[0].major, devs[0].minor, flags);
+        char *at = strstr(b.data, "e.g. ");
+        strbuf fixed = {0};
+        sb_printf(&fixed, "%.*s%s%s", (int)(at + 5 - b.data), b.data, flags, at + 5);
+        free(b.data);
+        b = fixed;
+    }
     for (int i = 0; i < n; i++) {
         bool again = false;
         for (int k = 0; k < i; k++)
             again = again || !strcmp(devs[k].key, devs[i].key);
         if (!again) sb_printf(&b, "#include \"%s/%s.cuh\"\n", devs[i].key, sp);
     }
+    sb_printf(&b, "\nnamespace bartune_%s_dispatch {\n", sp);
+    int of[MAX_EMITTED];
+    device_table(&b, devs, n, specific, of);
+    sb_printf(&b, "%s", DISPATCH_COMMON);
+    strbuf voids = {0}; /* a call's values that no size distance reads */
+    json_t *nm;
+    size_t ni;
+    json_array_foreach(json_object_get(problem, "signature"), ni, nm)
+        sb_printf(&voids, "    (void)%s;\n", json_string_value(nm));
+    char *unused = sb_take(&voids);
     sb_printf(&b,
-              "\nnamespace bartune_%s_dispatch {\n"
-              "inline double bt_dist(double call, double tuned) { return fabs(log2((call + 1) / "
-              "(tuned + 1))); }\n\n"
-              "// Which device entry the current device is: -1 none. Cached per device.\n"
-              "inline bool is_device(const char *name, int major, int minor) {\n"
-              "    static const char *cache[64];\n"
-              "    static int cmajor[64], cminor[64];\n"
-              "    static char names[64][256];\n"
-              "    int dev = 0;\n"
-              "    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;\n"
-              "    if (!cache[dev]) {\n"
-              "        cudaDeviceProp p;\n"
-              "        if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) return false;\n"
-              "        strncpy(names[dev], p.name, 255);\n"
-              "        cmajor[dev] = p.major;\n"
-              "        cminor[dev] = p.minor;\n"
-              "        cache[dev] = names[dev];\n"
-              "    }\n"
-              "    return cmajor[dev] == major && cminor[dev] == minor && strcmp(cache[dev], name) "
-              "== 0;\n"
-              "}\n\n"
-              "// The tuned variant to run for this call: -1 for the portable one.\n"
-              "inline int choose(%s) {\n"
+              "inline bt_path choose(%s) {\n"
+              "%s"
+              "    if (cudaPeekAtLastError() != cudaSuccess)\n"
+              "        return {-1, \"a CUDA error the caller left pending (left as it is): the "
+              "portable variant, nothing probed\"};\n"
+              "    const bt_here *h = here();\n"
+              "    if (!h) return {-1, \"the current device could not be read\"};\n"
+              "    const int bt_on = nearest(h);\n"
+              "    if (bt_on < 0) return {-1, \"no variant was tuned on a device of this compute "
+              "capability\"};\n"
               "    int bt_pick = -1;\n%s",
-              sp, decl, n ? "    double bt_best = 1e300, bt_d;\n" : "");
+              decl, unused, n ? "    double bt_best = 1e300, bt_d;\n" : "");
+    free(unused);
     for (int i = 0; i < n; i++) {
-        sb_printf(&b, "    if (is_device(\"");
-        sb_c_string(&b, devs[i].name);
-        sb_printf(&b, "\", %d, %d) && %s::usable() && (bt_d = ", devs[i].major, devs[i].minor,
-                  devs[i].ns);
+        sb_printf(&b, "    if (bt_on == %d && %s::usable() && (bt_d = ", of[i], devs[i].ns);
         sb_distance(&b, devs[i].sizes);
         sb_printf(&b, ") < bt_best) bt_best = bt_d, bt_pick = %d;\n", i);
     }
     if (n) sb_printf(&b, "    (void)bt_d;\n    (void)bt_best;\n");
-    json_t *name;
-    size_t i;
-    json_array_foreach(json_object_get(problem, "signature"), i, name)
-        sb_printf(&b, "    (void)%s;\n", json_string_value(name));
-    sb_printf(&b, "    return bt_pick;\n}\n}  // namespace bartune_%s_dispatch\n\n", sp);
-    sb_printf(&b,
-              "// Which variant bartune_%s would run for this call on the current device.\n"
-              "inline const char *bartune_%s_variant(%s) {\n"
-              "    switch (bartune_%s_dispatch::choose(%s)) {\n",
-              sp, sp, decl, sp, names);
+    sb_printf(&b, "    switch (bt_pick) {\n");
+    for (int k = 0; k < n; k++)
+        sb_printf(&b, "    case %d: return {%d, %s::fallback_reason(%s)};\n", k, k, devs[k].ns, names);
+    sb_printf(&b, "    default:\n"
+                  "        return {-1, \"the binary holds no code of the tuned variants for this "
+                  "device: build with the flags bt_tuned_on names\"};\n"
+                  "    }\n}\n");
+    sb_printf(&b, "\n// The variants' names, as bartune_%s_variant gives them.\n"
+                  "static const char *const bt_names[] = {\n", sp);
     for (int k = 0; k < n; k++) {
         char *at = sizes_describe(devs[k].sizes);
-        sb_printf(&b, "    case %d: return \"", k);
+        sb_printf(&b, "    \"");
         sb_c_string(&b, devs[k].key);
         sb_printf(&b, " at ");
         sb_c_string(&b, at);
         sb_printf(&b, ": ");
         sb_c_string(&b, devs[k].summary);
-        sb_printf(&b, "\";\n");
+        sb_printf(&b, "\",\n");
         free(at);
     }
-    sb_printf(&b, "    default: return \"portable\";\n    }\n}\n\n");
+    sb_printf(&b, "    \"portable\"};\n}  // namespace bartune_%s_dispatch\n\n", sp);
+    sb_printf(&b,
+              "// Which variant bartune_%s takes for this call on the current device (variant\n"
+              "// -1: the portable one), its name, and why it is not the tuned kernel\n"
+              "// (why = nullptr: it is).\n"
+              "struct bartune_%s_path_t {\n    int variant;\n    const char *name, *why;\n};\n"
+              "inline bartune_%s_path_t bartune_%s_path(%s) {\n"
+              "    const bartune_%s_dispatch::bt_path p = bartune_%s_dispatch::choose(%s);\n"
+              "    return {p.variant, bartune_%s_dispatch::bt_names[p.variant < 0 ? %d : "
+              "p.variant], p.why};\n}\n\n"
+              "// The variant bartune_%s runs for this call on the current device, and why\n"
+              "// not the tuned kernel where it is not (a thread's own text, until its next call).\n"
+              "inline const char *bartune_%s_variant(%s) {\n"
+              "    const bartune_%s_path_t p = bartune_%s_path(%s);\n"
+              "    if (!p.why) return p.name;\n"
+              "    static thread_local char bt_text[1024];\n"
+              "    snprintf(bt_text, sizeof bt_text, \"%%s (%%s)\", p.name, p.why);\n"
+              "    return bt_text;\n}\n\n",
+              sp, sp, sp, sp, decl, sp, sp, names, sp, n, sp, sp, decl, sp, sp, names);
     sb_printf(&b,
               "inline cudaError_t bartune_%s(%s, cudaStream_t stream = 0) {\n"
-              "    switch (bartune_%s_dispatch::choose(%s)) {\n",
+              "    switch (bartune_%s_dispatch::choose(%s).variant) {\n",
               sp, decl, sp, names);
     for (int k = 0; k < n; k++)
         sb_printf(&b, "    case %d: return %s::run(%s, stream);\n", k, devs[k].ns, names);

@@ -11,12 +11,22 @@ static __global__ void head_kernel(const float* __restrict__ in, float* __restri
     }
 }
 
+// The tuned kernel takes every call (an unaligned head goes to head_kernel
+// first); null buffers with n > 0 are cudaErrorInvalidValue.
+inline const char* fallback_reason(const float* in, float* out, size_t n) {
+    return n && (!in || !out) ? "a null buffer: cudaErrorInvalidValue" : nullptr;
+}
+
 inline cudaError_t run(const float* in, float* out, size_t n, cudaStream_t stream) {
+    if (n && (!in || !out)) return cudaErrorInvalidValue;
+    if (!n) return cudaSuccess;
     size_t head = (16 - reinterpret_cast<uintptr_t>(in) % 16) % 16 / sizeof(float);
     if (head > n) head = n;
     if (head) {
-        head_kernel<<<1, 32, 0, stream>>>(in, out, (unsigned)head);
-        cudaError_t e = cudaGetLastError();
+        unsigned h = (unsigned)head;
+        void* args[] = {&in, &out, &h};
+        // the launch's own error (an error the caller left pending stays theirs)
+        cudaError_t e = cudaLaunchKernel((const void*)head_kernel, dim3(1), dim3(32), args, 0, stream);
         if (e != cudaSuccess) return e;
     }
     return launch_kernel(in + head, out + head, n - head, stream);

@@ -1,0 +1,28 @@
+// The header's entry for an sgemm variant (bartune emit). Its kernels take
+// any leading dimension and alignment (the check sizes verify odd ones and
+// unaligned pointers), so the tuned kernel takes every valid call. BLAS's
+// conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
+// a non-empty call reads or writes, or a leading dimension below its row,
+// is cudaErrorInvalidValue.
+inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                     const float* C, int ldc) {
+    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
+}
+
+inline const char* fallback_reason(int M, int N, int K, float alpha, const float* A, int lda,
+                                   const float* B, int ldb, float beta, float* C, int ldc) {
+    (void)alpha;
+    (void)beta;
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
+        return "an invalid call (a negative size, a leading dimension below its row, a null "
+               "matrix): cudaErrorInvalidValue";
+    return nullptr;
+}
+
+inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                       int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
+    if (M == 0 || N == 0) return cudaSuccess;
+    return launch_kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}

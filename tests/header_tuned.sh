@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Headers with tuned variants (from a fake-runner run of two variants at one
+# small size) build warning-free under -Wall -Wextra -Werror, host and
+# device, for the tuned target and for plain sm_90, with the consumer test
+# programs of tests/header (CI: no GPU runs them; gpu_*_header do).
+# Usage: header_tuned.sh BARTUNE NVCC ROOT
+set -u
+bartune=$1 nvcc=$2 root=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+fail() { echo "FAIL: $*"; exit 1; }
+werror=(-std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror)
+fk=(--runner "$root/tests/fake_runner.sh" --results "$tmp/r" --kernels "$tmp/k" --cache "$tmp/c")
+tune() { # SPACE SIZES... -- K=V...
+    "$bartune" run "gen/$1.lua" "${@:2}" "${fk[@]}" >"$tmp/out" 2>&1 || fail "$1: run: $(tail -3 "$tmp/out")"
+    grep -q "tuned variant" "$tmp/out" && ! grep -q "(0 tuned variants" "$tmp/out" ||
+        fail "$1: no tuned variant emitted: $(grep wrote "$tmp/out")"
+}
+tune gemm_bf16 --size M=256 --size N=256 --size K=128 kind=wgmma bn=64 wm=64 consumers=1 producer=warp \
+    stages=2 cluster=1 grid=tile raster=row
+for flags in "-gencode=arch=compute_90a,code=sm_90a" "-arch=sm_90"; do
+    # shellcheck disable=SC2086 # the flags are words
+    "$nvcc" $flags "${werror[@]}" -I "$tmp/k" -I tests/header tests/header/gemm_bf16_consumer.cu \
+        tests/header/gemm_bf16_other.cu -o "$tmp/g" 2>"$tmp/err" || fail "gemm_bf16 ($flags): $(head -20 "$tmp/err")"
+done
+tune sgemm --size M=256 --size N=256 --size K=128 barrier=syncthreads loaders=all producer=regs bm=64 bn=64 \
+    bk=8 tm=4 tn=4 a_layout=k pad=0 raster=row min_blocks=1 split=1
+"$nvcc" -arch=sm_90 "${werror[@]}" -I "$tmp/k" -I tests/header tests/header/sgemm_consumer.cu \
+    tests/header/sgemm_other.cu -o "$tmp/s" 2>"$tmp/err" || fail "sgemm: $(head -20 "$tmp/err")"
+tune pipeline --size n=100000 barrier=none consumer_warps=4 cvec=4 chunk=stride
+"$nvcc" -arch=sm_90 "${werror[@]}" -I "$tmp/k" -I templates tests/header/consumer.cu \
+    tests/header/consumer_other.cu templates/pipeline/reference.c -o "$tmp/p" 2>"$tmp/err" ||
+    fail "pipeline: $(head -20 "$tmp/err")"
+echo "tuned headers of gemm_bf16, sgemm and pipeline build under -Wall -Wextra -Werror (host and device)"
