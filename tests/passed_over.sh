@@ -37,4 +37,12 @@ sed 's/"name":"Fake GPU"/"name":"Other GPU"/' <<<"$ok" >>"$file"
 [ $? = 3 ] || fail "show ranked records of two devices as one: $(cat "$tmp/err")"
 grep -q 'a record of device other-gpu-sm90 after records of fake-gpu-sm90' "$tmp/err" ||
     fail "the refusal does not name the devices: $(cat "$tmp/err")"
+# which tuning a header uses on a device (issue 22): the same card, else the nearest of its capability
+"$bartune" devices --runner "$root/tests/fake_runner.sh" --results "$tmp/r" --cache "$tmp/c" >"$tmp/dev" ||
+    fail "devices failed"
+grep -q "headers run the variants tuned on this card: $tmp/r/fake-gpu-sm90" "$tmp/dev" || fail "devices: $(cat "$tmp/dev")"
+FAKE_RUNNER_NAMES="Fake GPU NVL" "$bartune" devices --runner "$root/tests/fake_runner.sh" --results "$tmp/r" \
+    --cache "$tmp/c" >"$tmp/dev" || fail "devices failed"
+grep -q "headers run the variants tuned on Fake GPU (4 SMs), the nearest of compute capability 9.0" "$tmp/dev" ||
+    fail "devices (a sibling card): $(cat "$tmp/dev")"
 echo "records of variants the space no longer has: passed over with one line, the rest emitted"
