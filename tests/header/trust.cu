@@ -1,0 +1,192 @@
+// What a program that includes a committed header relies on, one mode per
+// process (each mode's calls are the first of its process): a first call
+// under graph capture takes the path a direct call takes and its graph
+// replays at the direct call's speed; first calls from two threads at once;
+// the path a build reports (a plain -arch=sm_90 build of an sm_90a space:
+// the portable variant, saying why); C's padding untouched; an error the
+// caller left pending is still there after a call. Built for one header
+// with -DTRUST_GEMM_BF16 or -DTRUST_PIPELINE (tests/header_trust.sh).
+// Usage: trust capture|threads|path-tuned|path-portable|padding|pending
+// (exit 77 without a GPU).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "cuda_check.h"
+
+#if defined(TRUST_GEMM_BF16)
+#include "gemm_bf16.cuh"
+// One problem: M x N x K with C's leading dimension ldc (>= N).
+struct call {
+    int M, N, K, ldc;
+    __nv_bfloat16 *A = nullptr, *B = nullptr, *C = nullptr;
+    size_t lc() const { return (size_t)(M - 1) * ldc + N; }
+    bool alloc() {
+        std::vector<__nv_bfloat16> h((size_t)M * K > (size_t)K * N ? (size_t)M * K : (size_t)K * N);
+        for (size_t i = 0; i < h.size(); i++) h[i] = __float2bfloat16((float)(i % 13) / 13.f - 0.5f);
+        CHECK(cudaMalloc(&A, (size_t)M * K * 2));
+        CHECK(cudaMalloc(&B, (size_t)K * N * 2));
+        CHECK(cudaMalloc(&C, lc() * 2));
+        CHECK(cudaMemcpy(A, h.data(), (size_t)M * K * 2, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(B, h.data(), (size_t)K * N * 2, cudaMemcpyHostToDevice));
+        CHECK(cudaMemset(C, 0x3c, lc() * 2));
+        return true;
+    }
+    cudaError_t run(cudaStream_t s) const {
+        return bartune_gemm_bf16(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
+    }
+    size_t n_or_zero() const { return 0; }
+    bartune_gemm_bf16_path_t path() const {
+        return bartune_gemm_bf16_path(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc);
+    }
+};
+static call big() { return {4096, 4096, 4096, 4096}; }
+static call padded() { return {129, 257, 64, 264}; }
+static const bool arch_specific = true;
+#elif defined(TRUST_PIPELINE)
+#include "pipeline.cuh"
+struct call {
+    size_t n;
+    int ldc = 0, M = 0, N = 0;
+    float *in = nullptr, *C = nullptr; /* C: out, with a guard after n */
+    size_t lc() const { return n + 64; }
+    bool alloc() {
+        CHECK(cudaMalloc(&in, n * 4));
+        CHECK(cudaMalloc(&C, lc() * 4));
+        CHECK(cudaMemset(in, 0, n * 4));
+        CHECK(cudaMemset(C, 0x3c, lc() * 4));
+        return true;
+    }
+    cudaError_t run(cudaStream_t s) const { return bartune_pipeline(in, C, n, s); }
+    size_t n_or_zero() const { return n; }
+    bartune_pipeline_path_t path() const { return bartune_pipeline_path(in, C, n); }
+};
+static call big() { return {(size_t)1 << 28}; }
+static call padded() { return {1000003}; }
+static const bool arch_specific = false;
+#else
+#error "build with -DTRUST_GEMM_BF16 or -DTRUST_PIPELINE"
+#endif
+
+static float median_ms(const call &c, cudaStream_t s, cudaGraphExec_t g) {
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    std::vector<float> ms(21);
+    for (int i = -2; i < (int)ms.size(); i++) {
+        cudaEventRecord(a, s);
+        if (g)
+            cudaGraphLaunch(g, s);
+        else
+            c.run(s);
+        cudaEventRecord(b, s);
+        cudaEventSynchronize(b);
+        if (i >= 0) cudaEventElapsedTime(&ms[i], a, b);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+// The first call of the process under capture: the same variant as a direct
+// call, and the graph's replay within 1.1x of the direct call's time.
+static bool capture() {
+    call c = big();
+    if (!c.alloc()) return false;
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    const int captured = c.path().variant;
+    CHECK(c.run(s));
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    const auto p = c.path();
+    const float direct = median_ms(c, s, nullptr), replay = median_ms(c, s, exec);
+    printf("capture: variant %d under capture, %d outside (%s%s%s); direct %.4f ms, graph %.4f ms "
+           "(%.2fx)\n",
+           captured, p.variant, p.name, p.why ? ": " : "", p.why ? p.why : "", direct, replay,
+           replay / direct);
+    return captured == p.variant && replay <= 1.1f * direct;
+}
+
+// First calls from two threads at once: both right, both the same variant.
+static bool threads() {
+    call c[2] = {padded(), padded()};
+    if (!c[0].alloc() || !c[1].alloc()) return false;
+    cudaError_t e[2];
+    int v[2];
+    std::thread t0([&] { v[0] = c[0].path().variant; e[0] = c[0].run(0); });
+    std::thread t1([&] { v[1] = c[1].path().variant; e[1] = c[1].run(0); });
+    t0.join();
+    t1.join();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned short> a(c[0].lc() * sizeof *c[0].C / 2), b(a.size());
+    CHECK(cudaMemcpy(a.data(), c[0].C, a.size() * 2, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(b.data(), c[1].C, b.size() * 2, cudaMemcpyDeviceToHost));
+    printf("threads: %s, %s; variants %d and %d; results %s\n", cudaGetErrorString(e[0]),
+           cudaGetErrorString(e[1]), v[0], v[1], a == b ? "equal" : "DIFFERENT");
+    return e[0] == cudaSuccess && e[1] == cudaSuccess && v[0] == v[1] && a == b;
+}
+
+// The path this build takes: a tuned variant with no reason given
+// (path-tuned), or the portable one saying why (path-portable, a plain sm_90
+// build of a space built for sm_90a).
+static bool path(bool tuned) {
+    call c = padded();
+    if (!c.alloc()) return false;
+    const auto p = c.path();
+    printf("path: variant %d, %s%s%s\n", p.variant, p.name, p.why ? ": " : "", p.why ? p.why : "");
+    if (tuned) return p.variant >= 0 && !p.why;
+    return p.variant < 0 && p.why && strstr(p.why, "flags");
+}
+
+// C's padding (columns N..ldc-1; for the pipeline, past n) comes back as it was.
+static bool padding() {
+    call c = padded();
+    if (!c.alloc()) return false;
+    CHECK(c.run(0));
+    CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned char> got(c.lc() * sizeof *c.C);
+    CHECK(cudaMemcpy(got.data(), c.C, got.size(), cudaMemcpyDeviceToHost));
+    const size_t elem = sizeof *c.C;
+    long changed = 0;
+    for (size_t i = 0; i < c.lc(); i++) {
+        const bool pad = c.ldc ? (int)(i % c.ldc) >= c.N : i >= c.n_or_zero();
+        if (!pad) continue;
+        for (size_t k = 0; k < elem; k++) changed += got[i * elem + k] != 0x3c;
+    }
+    printf("padding: %ld bytes changed (%s)\n", changed, c.path().name);
+    return changed == 0;
+}
+
+// An error the caller left pending is still there after a call, and the
+// call returns its own result.
+static bool pending() {
+    call c = padded();
+    if (!c.alloc()) return false;
+    void *huge = nullptr;
+    const cudaError_t made = cudaMalloc(&huge, (size_t)1 << 62);  // fails: now pending
+    const cudaError_t own = c.run(0);
+    const cudaError_t after = cudaGetLastError();
+    printf("pending: %s left pending, the call returned %s, the caller then sees %s\n",
+           cudaGetErrorString(made), cudaGetErrorString(own), cudaGetErrorString(after));
+    return made != cudaSuccess && own == cudaSuccess && after == made;
+}
+
+int main(int argc, char **argv) {
+    skip_without_gpu();
+    const char *mode = argc > 1 ? argv[1] : "";
+    (void)arch_specific;
+    bool ok = !strcmp(mode, "capture")         ? capture()
+              : !strcmp(mode, "threads")       ? threads()
+              : !strcmp(mode, "path-tuned")    ? path(true)
+              : !strcmp(mode, "path-portable") ? path(false)
+              : !strcmp(mode, "padding")       ? padding()
+              : !strcmp(mode, "pending")       ? pending()
+                                               : (fprintf(stderr, "unknown mode '%s'\n", mode), false);
+    return ok ? 0 : 1;
+}

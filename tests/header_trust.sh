@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# tests/header/trust.cu against a committed header (kernels/NAME.cuh): build
+# (CI) or build and run each mode in a process of its own (GPU; exit 77
+# without one): a first call under capture and its graph's speed, two
+# threads' first calls, the path of the tuned build (and, for an sm_90a
+# space, of a plain -arch=sm_90 build: the portable variant, saying why),
+# C's padding, an error the caller left pending.
+# Usage: header_trust.sh NVCC ROOT NAME build|run
+set -u
+nvcc=$1 root=$2 name=$3 mode=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+def=TRUST_$(tr a-z A-Z <<<"$name") tuned=-arch=sm_90 specific=false
+[ "$name" = gemm_bf16 ] && tuned=-gencode=arch=compute_90a,code=sm_90a specific=true
+build() { # OUT FLAGS...
+    local out=$1; shift
+    "$nvcc" "$@" -std=c++17 -O2 -D"$def" -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+        -I "$root/kernels" -I "$root/tests/header" "$root/tests/header/trust.cu" -o "$out" ||
+        fail "trust.cu for $name ($*) does not build"
+}
+build "$tmp/tuned" $tuned
+$specific && build "$tmp/sm90" -arch=sm_90
+[ "$mode" = build ] && { echo "trust.cu builds for $name ($tuned$($specific && echo ", -arch=sm_90")), no warnings"; exit 0; }
+"$tmp/tuned" capture
+rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] || fail "$name: capture"
+for m in threads padding pending; do "$tmp/tuned" $m || fail "$name: $m"; done
+if grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh"; then
+    echo "$name: the header holds the portable variants only (records not verified yet): no tuned path to check"
+else
+    "$tmp/tuned" path-tuned || fail "$name: the tuned build does not take a tuned variant"
+    if $specific; then "$tmp/sm90" path-portable || fail "$name: the plain sm_90 build does not say why it falls back"; fi
+fi
+echo "$name header: capture, threads, padding, pending errors$(grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh" || echo ", paths") ok"
