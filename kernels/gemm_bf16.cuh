@@ -20,6 +20,14 @@
 
 #include "portable/gemm_bf16.cuh"
 
+// The entry points: inline, or defined once where gemm_bf16.cu (the compiled-once
+// form; other units include gemm_bf16.h) defines BARTUNE_GEMM_BF16_COMPILED_ONCE.
+#ifdef BARTUNE_GEMM_BF16_COMPILED_ONCE
+#define BARTUNE_GEMM_BF16_ENTRY
+#else
+#define BARTUNE_GEMM_BF16_ENTRY inline
+#endif
+
 namespace bartune_gemm_bf16_dispatch {
 // The devices the variants were tuned on: name, compute capability, SMs, and
 // the flags that build their code.
@@ -123,18 +131,21 @@ static const char *const bt_names[] = {
 // Which variant bartune_gemm_bf16 takes for this call on the current device (variant
 // -1: the portable one), its name, and why it is not the tuned kernel
 // (why = nullptr: it is).
+#ifndef BARTUNE_GEMM_BF16_PATH_T
+#define BARTUNE_GEMM_BF16_PATH_T
 struct bartune_gemm_bf16_path_t {
     int variant;
     const char *name, *why;
 };
-inline bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
+#endif
+BARTUNE_GEMM_BF16_ENTRY bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
     const bartune_gemm_bf16_dispatch::bt_path p = bartune_gemm_bf16_dispatch::choose(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 0 : p.variant], p.why};
 }
 
 // The variant bartune_gemm_bf16 runs for this call on the current device, and why
 // not the tuned kernel where it is not (a thread's own text, until its next call).
-inline const char *bartune_gemm_bf16_variant(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
+BARTUNE_GEMM_BF16_ENTRY const char *bartune_gemm_bf16_variant(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
     const bartune_gemm_bf16_path_t p = bartune_gemm_bf16_path(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     if (!p.why) return p.name;
     static thread_local char bt_text[1024];
@@ -142,7 +153,7 @@ inline const char *bartune_gemm_bf16_variant(int M, int N, int K, float alpha, c
     return bt_text;
 }
 
-inline cudaError_t bartune_gemm_bf16(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream = 0) {
+BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream = 0) {
     switch (bartune_gemm_bf16_dispatch::choose(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc).variant) {
     default: return bartune_gemm_bf16_portable::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     }

@@ -20,6 +20,14 @@
 
 #include "portable/pipeline.cuh"
 
+// The entry points: inline, or defined once where pipeline.cu (the compiled-once
+// form; other units include pipeline.h) defines BARTUNE_PIPELINE_COMPILED_ONCE.
+#ifdef BARTUNE_PIPELINE_COMPILED_ONCE
+#define BARTUNE_PIPELINE_ENTRY
+#else
+#define BARTUNE_PIPELINE_ENTRY inline
+#endif
+
 namespace bartune_pipeline_dispatch {
 // The devices the variants were tuned on: name, compute capability, SMs, and
 // the flags that build their code.
@@ -115,18 +123,21 @@ static const char *const bt_names[] = {
 // Which variant bartune_pipeline takes for this call on the current device (variant
 // -1: the portable one), its name, and why it is not the tuned kernel
 // (why = nullptr: it is).
+#ifndef BARTUNE_PIPELINE_PATH_T
+#define BARTUNE_PIPELINE_PATH_T
 struct bartune_pipeline_path_t {
     int variant;
     const char *name, *why;
 };
-inline bartune_pipeline_path_t bartune_pipeline_path(const float *in, float *out, size_t n) {
+#endif
+BARTUNE_PIPELINE_ENTRY bartune_pipeline_path_t bartune_pipeline_path(const float *in, float *out, size_t n) {
     const bartune_pipeline_dispatch::bt_path p = bartune_pipeline_dispatch::choose(in, out, n);
     return {p.variant, bartune_pipeline_dispatch::bt_names[p.variant < 0 ? 0 : p.variant], p.why};
 }
 
 // The variant bartune_pipeline runs for this call on the current device, and why
 // not the tuned kernel where it is not (a thread's own text, until its next call).
-inline const char *bartune_pipeline_variant(const float *in, float *out, size_t n) {
+BARTUNE_PIPELINE_ENTRY const char *bartune_pipeline_variant(const float *in, float *out, size_t n) {
     const bartune_pipeline_path_t p = bartune_pipeline_path(in, out, n);
     if (!p.why) return p.name;
     static thread_local char bt_text[1024];
@@ -134,7 +145,7 @@ inline const char *bartune_pipeline_variant(const float *in, float *out, size_t 
     return bt_text;
 }
 
-inline cudaError_t bartune_pipeline(const float *in, float *out, size_t n, cudaStream_t stream = 0) {
+BARTUNE_PIPELINE_ENTRY cudaError_t bartune_pipeline(const float *in, float *out, size_t n, cudaStream_t stream = 0) {
     switch (bartune_pipeline_dispatch::choose(in, out, n).variant) {
     default: return bartune_pipeline_portable::run(in, out, n, stream);
     }
