@@ -6,12 +6,7 @@
 # no) checks is measured again by run and left out by emit; the problem's
 # new declarations (ranges, init2, views, offsets) are checked with errors
 # that name the field.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 toy=tests/toy/axpy.lua
 run() { "$bartune" run "$toy" --runner "$root/tests/fake_runner.sh" --results "$tmp/r$1" \
     --kernels "$tmp/k$1" --cache "$tmp/c" "${@:2}"; }

@@ -3,12 +3,7 @@
 # declares, a parameter it no longer has) never stops emit or run: it is
 # passed over with one line that says it will not be measured again, and
 # the best of the rest is emitted (issue 23, class 5). The fake runner.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$root"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 toy=tests/toy/axpy.lua
 fk=(--runner "$root/tests/fake_runner.sh" --cache "$tmp/c")
 "$bartune" run $toy "${fk[@]}" --results "$tmp/r" --kernels "$tmp/k" >/dev/null 2>&1 || fail "run failed"

@@ -3,11 +3,7 @@
 # header's own locals are bt_-prefixed, so sizes named like them before
 # (smem, kernel, e, grid_x) build; C++ keywords, stream and bt_ names are
 # refused with an error naming the size.
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 cd "$root"
 # the toy problem with its sizes renamed
 toy() { # toy DIR ROWS COLS

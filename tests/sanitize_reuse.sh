@@ -3,11 +3,7 @@
 # not run there (it would report clean on a race it cannot see) and the
 # record says why and what size to use; at a size with reuse it is run (here
 # without compute-sanitizer, so it fails to start: the fake runner, no GPU).
-set -u
-bartune=$1 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
 "$bartune" new "$tmp/sk" >/dev/null 2>&1 || fail "new failed"
 one="barrier=named producer_warps=1 consumer_warps=2 stages=2 tile=1024 blocks_per_sm=1"
 for n in 1000 10000000; do
