@@ -14,7 +14,6 @@
 #include "session.h"
 #include "util.h"
 
-
 bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, char **why) {
     json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
     runner_result res = runner_request(r, req, timeout, &ans);
@@ -265,9 +264,9 @@ static unsigned long long elem_bytes(const char *type) {
     static const struct {
         const char *name;
         unsigned bytes;
-    } T[] = {{"float", 4},     {"double", 8},    {"int", 4},
-             {"unsigned", 4},  {"long long", 8}, {"unsigned long long", 8},
-             {"size_t", 8},    {"__nv_bfloat16", 2}};
+    } T[] = {{"float", 4},    {"double", 8},       {"int", 4},
+             {"unsigned", 4}, {"long long", 8},    {"unsigned long long", 8},
+             {"size_t", 8},   {"__nv_bfloat16", 2}};
     for (size_t i = 0; type && i < sizeof T / sizeof T[0]; i++)
         if (!strcmp(T[i].name, type)) return T[i].bytes;
     return 0;
@@ -281,8 +280,9 @@ static char *check_map(json_t *m, size_t i, json_t *instance) {
     const char *name = json_string_value(json_object_get(m, "buffer"));
     json_t *b = NULL, *e;
     size_t k;
-    json_array_foreach(json_object_get(instance, "buffers"), k, e) if (
-        name && !strcmp(json_string_value(json_object_get(e, "name")), name)) b = e;
+    json_array_foreach(json_object_get(instance, "buffers"), k,
+                       e) if (name && !strcmp(json_string_value(json_object_get(e, "name")), name))
+        b = e;
     json_t *dims = json_object_get(m, "dims"), *strides = json_object_get(m, "strides"),
            *box = json_object_get(m, "box");
     size_t rank = json_array_size(dims);
@@ -309,7 +309,8 @@ static char *check_map(json_t *m, size_t i, json_t *instance) {
             return xasprintf("launch().tensor_maps[%zu].strides[%zu] = %lld: the copy engine "
                              "takes multiples of 16 in 16..2^40-1 bytes",
                              i + 1, d, (long long)st);
-        if (last >= bytes || (unsigned long long)(n - 1) > (bytes - 1 - last) / (unsigned long long)st)
+        if (last >= bytes ||
+            (unsigned long long)(n - 1) > (bytes - 1 - last) / (unsigned long long)st)
             return xasprintf("launch().tensor_maps[%zu] reaches past the %llu bytes of buffer "
                              "'%s' at these sizes",
                              i + 1, bytes, name);

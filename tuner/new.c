@@ -35,14 +35,16 @@ static char *renamed(const char *text, const char *name) {
  * (its reference defines a function of that name), nor the header's own. */
 static bool reserved(const char *s) {
     static const char *const WORDS[] = {
-        "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char",
-        "class", "const", "constexpr", "continue", "decltype", "default", "delete", "do",
-        "double", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
-        "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public",
-        "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-        "switch", "template", "this", "throw", "true", "try", "typedef", "typename", "union",
-        "unsigned", "using", "virtual", "void", "volatile", "while", "main", "stream"};
+        "alignas",   "alignof",  "and",      "asm",      "auto",     "bool",      "break",
+        "case",      "catch",    "char",     "class",    "const",    "constexpr", "continue",
+        "decltype",  "default",  "delete",   "do",       "double",   "else",      "enum",
+        "explicit",  "export",   "extern",   "false",    "float",    "for",       "friend",
+        "goto",      "if",       "inline",   "int",      "long",     "mutable",   "namespace",
+        "new",       "noexcept", "not",      "nullptr",  "operator", "or",        "private",
+        "protected", "public",   "register", "restrict", "return",   "short",     "signed",
+        "sizeof",    "static",   "struct",   "switch",   "template", "this",      "throw",
+        "true",      "try",      "typedef",  "typename", "union",    "unsigned",  "using",
+        "virtual",   "void",     "volatile", "while",    "main",     "stream"};
     for (size_t i = 0; i < sizeof WORDS / sizeof WORDS[0]; i++)
         if (!strcmp(s, WORDS[i])) return true;
     return !strncmp(s, "bt_", 3) || !strncmp(s, "bartune_", 8) || !strncmp(s, "__", 2);
@@ -59,7 +61,8 @@ int cmd_new(const options *o) {
     const char *dir = o->space_path;
     char *base = xstrdup(dir); /* DIR/ names DIR */
     size_t blen = strlen(base);
-    while (blen > 1 && base[blen - 1] == '/') base[--blen] = '\0';
+    while (blen > 1 && base[blen - 1] == '/')
+        base[--blen] = '\0';
     const char *slash = strrchr(base, '/');
     char *name = xstrdup(slash ? slash + 1 : base);
     free(base);

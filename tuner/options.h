@@ -30,7 +30,7 @@ typedef struct {
     int reps;
     double timeout; /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
-    double reference_timeout; /* seconds a problem's setup (inputs, CPU reference) may take */
+    double reference_timeout;     /* seconds a problem's setup (inputs, CPU reference) may take */
     const char *strategy;         /* replay: a strategy name or file */
     int seeds, budget;            /* replay and run --strategy: seeds; measured configurations */
     double budget_seconds;        /* run --strategy --budget 10m */

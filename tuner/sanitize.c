@@ -103,10 +103,11 @@ static bool check_variant(gpu *g, compiler *comp, json_t *records, json_t *rec,
         err = NULL;
     } else if (rounds >= 0 && rounds < MIN_ROUNDS) {
         char *at = sizes_describe(g->sizes);
-        unfit = xasprintf("at %s each block goes round its ring %lld time(s) (the space's reuse()): "
-                          "no stage is reused %d times, so racecheck has nothing to see; sanitize "
-                          "at a --size where reuse() gives %d or more",
-                          at, rounds, MIN_ROUNDS - 1, MIN_ROUNDS);
+        unfit =
+            xasprintf("at %s each block goes round its ring %lld time(s) (the space's reuse()): "
+                      "no stage is reused %d times, so racecheck has nothing to see; sanitize "
+                      "at a --size where reuse() gives %d or more",
+                      at, rounds, MIN_ROUNDS - 1, MIN_ROUNDS);
         free(at);
     }
     for (size_t t = 0; job.status == COMPILE_OK && t < sizeof TOOLS / sizeof TOOLS[0] && go_on;

@@ -81,14 +81,16 @@ int main(int argc, char **argv) {
         for (int i = 0; i < LENGTH; i++) {
             if (i % LD >= COLS) {
                 CHECK(bits(v[i]) == pattern, "set %d: x padding %d is %g", set, i, v[i]);
-                CHECK(e[i] == pattern, "set %d: y's expected padding %d is not the pattern", set, i);
+                CHECK(e[i] == pattern, "set %d: y's expected padding %d is not the pattern", set,
+                      i);
                 continue;
             }
             if (set == 1)
                 CHECK(fabsf(v[i]) >= 0.0009f && fabsf(v[i]) <= 1001.f,
                       "set 1: x[%d] = %g outside logmag 1e-3..1e3", i, v[i]);
             else
-                CHECK(v[i] >= -1.f && v[i] <= 1.f, "set %d: x[%d] = %g outside -1..1", set, i, v[i]);
+                CHECK(v[i] >= -1.f && v[i] <= 1.f, "set %d: x[%d] = %g outside -1..1", set, i,
+                      v[i]);
         }
     }
     /* set 1 spans the scales: some values above 100 and some below 0.01 */
@@ -97,7 +99,8 @@ int main(int argc, char **argv) {
         float v = fabsf(((const float *)x->host[1])[i]);
         if (i % LD < COLS) big += v > 100.f, small += v < 0.01f;
     }
-    CHECK(big > 100 && small > 100, "set 1 does not span the scales (%d big, %d small)", big, small);
+    CHECK(big > 100 && small > 100, "set 1 does not span the scales (%d big, %d small)", big,
+          small);
     /* the scalar: its value in sets 0 and 2, the special value `pick` names in set 1 */
     CHECK(p.n_scalars == 1 && p.scalars[0].value[0] == 2 && p.scalars[0].value[1] == 1 &&
               p.scalars[0].value[2] == 2,
