@@ -24,6 +24,19 @@ ok=$(grep -c '"status":"ok"' "$file")
 grep -q 'tuned variant' "$tmp/err1" && ! grep -q '(0 tuned variants' "$tmp/err1" ||
     fail "run emitted no tuned variant: $(grep wrote "$tmp/err1")"
 
+# what the CLI sent: each tuple's check sizes set up in slots 1..3 with their labels, and every
+# measure naming the three slots with the geometry launch() gives at each check size
+FAKE_RUNNER_REQUESTS="$tmp/req" run 1b >/dev/null 2>&1 || fail "run (requests) failed"
+grep -q '"op":"problem".*"slot":3.*"where":"at check sizes rows=1000 cols=31: "' "$tmp/req" ||
+    grep -q '"where":"at check sizes rows=1000 cols=31: ".*"slot":3' "$tmp/req" ||
+    fail "no problem request for the third check size of rows=1000: $(grep -c problem "$tmp/req") problem requests"
+measure=$(grep '"op":"measure"' "$tmp/req" | grep '"block_x":\|"cubin"' | head -1)
+[ -n "$measure" ] || fail "no measure request"
+for k in 1 2 3; do grep -q "\"slot\":$k" <<<"$measure" || fail "a measure without check slot $k: $measure"; done
+# the toy's grid is { ceil_div(cols, block_x), ceil_div(rows, block_y * rows_per_thread) }:
+# at the check size rows = 1, cols = 1 it is one block
+grep -q '"checks":\[{[^]]*"grid":\[1,1,1\]' <<<"$measure" || fail "the first check's grid is not [1,1,1]: $measure"
+
 # 2. a record verified under other checks: emit leaves it out, run measures it again
 sed 's/,"verified":"[0-9a-f]*"//; s/"verified":"[0-9a-f]*",//' "$file" >"$tmp/unverified.jsonl"
 "$bartune" emit "$toy" --records "$tmp/unverified.jsonl" --kernels "$tmp/k2" --cache "$tmp/c" \

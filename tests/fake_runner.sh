@@ -13,6 +13,8 @@
 # FAKE_RUNNER_VARY=1: each cubin gets its own time, 1 to 8 ms (for early
 #   rejection: a reject_ms below it gets one timed launch, "rejected").
 # FAKE_RUNNER_DIE_ON=K: GPU K's runner crashes on its first measure.
+# FAKE_RUNNER_REQUESTS=FILE: append every request line it reads (what the
+#   CLI sends: problems with their slots, measures with their checks).
 # FAKE_RUNNER_CHECK_FAILS=PATTERN: a measure whose cubin path matches the
 #   grep pattern fails at its first check size (wrong_result), as a kernel
 #   that is right only at the tuned sizes would; the others answer
@@ -21,6 +23,7 @@ ordinal=${1:-0}
 name=$(tr ',' '\n' <<<"${FAKE_RUNNER_NAMES:-}" | sed -n "$((ordinal + 1))p")
 name=${name:-Fake GPU}
 while IFS= read -r line <&3; do
+    [ -n "${FAKE_RUNNER_REQUESTS:-}" ] && printf '%s\n' "$line" >>"$FAKE_RUNNER_REQUESTS"
     op=$(sed -n 's/.*"op": *"\([a-z]*\)".*/\1/p' <<<"$line")
     case $op in
     hello) [ "$ordinal" -lt "${FAKE_RUNNER_GPUS:-1}" ] ||
