@@ -200,65 +200,85 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
     }
 }
 
+/* What every variant's launcher uses, written once at the top of each
+ * emitted file (emit_common): the geometry helpers, the probe of which code
+ * the binary holds, the check that uses it, and the tensor-map encoder.
+ * Guarded, so a program may include several bartune headers. */
+static const char COMMON_HEAD[] =
+    "#include <atomic>\n#include <cuda.h>\n#include <cuda_runtime.h>\n\n"
+    "#ifndef BARTUNE_COMMON_2\n#define BARTUNE_COMMON_2\n"
+    "// What every bartune variant's launcher uses, written once.\n"
+    "namespace bartune_common {\n"
+    "inline long long bt_min(long long a, long long b) { return a < b ? a : b; }\n"
+    "inline long long bt_max(long long a, long long b) { return a > b ? a : b; }\n"
+    "inline long long bt_ceil_div(long long a, long long b) { return (a + b - 1) / b; }\n\n"
+    "// A probe of the code this binary holds for the current device: its static\n"
+    "// shared memory is 8 ints where the device code was built for an\n"
+    "// architecture's own features (sm_90a), 4 elsewhere (a plain sm_90 build).\n"
+    "static __global__ void bt_probe(int *bt_out) {\n"
+    "#if defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || \\\n"
+    "    defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+    "    __shared__ volatile int bt_s[8];\n"
+    "#else\n"
+    "    __shared__ volatile int bt_s[4];\n"
+    "#endif\n"
+    "    bt_s[threadIdx.x % (sizeof bt_s / sizeof bt_s[0])] = 1;\n"
+    "    if (bt_out) *bt_out = bt_s[0];\n"
+    "}\n\n"
+    "// Whether this binary holds `kernel` for the current device, built for\n"
+    "// compute capability min_cc and up (and, with `specific`, for the\n"
+    "// architecture's own features): from the kernels' attributes alone, so a\n"
+    "// first call under graph capture decides as any other; thread-safe (the\n"
+    "// caller's per-device cache); an error the caller left pending is left\n"
+    "// alone (no check now), and a check that failed for a reason a later call\n"
+    "// could pass is not cached.\n"
+    "inline bool usable_code(const void *kernel, int min_cc, bool specific,\n"
+    "                        std::atomic<signed char> *cache) {\n"
+    "    if (cudaPeekAtLastError() != cudaSuccess) return false;\n"
+    "    int dev = 0;\n"
+    "    if (cudaGetDevice(&dev) != cudaSuccess) {\n"
+    "        (void)cudaGetLastError();  // ours: nothing was pending\n"
+    "        return false;\n"
+    "    }\n"
+    "    if (dev < 0 || dev >= 64) return false;\n"
+    "    signed char c = cache[dev].load(std::memory_order_acquire);  // 0 unknown, 1 no, 2 yes\n"
+    "    if (c == 0) {\n"
+    "        cudaFuncAttributes a, p;\n"
+    "        cudaError_t e = cudaFuncGetAttributes(&a, kernel);\n"
+    "        if (e == cudaSuccess) e = cudaFuncGetAttributes(&p, (const void *)bt_probe);\n"
+    "        if (e == cudaSuccess)\n"
+    "            c = a.ptxVersion >= min_cc && (!specific || p.sharedSizeBytes == 8 * sizeof(int)) ? 2 : 1;\n"
+    "        else if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice)\n"
+    "            c = 1;  // no code for this device: final\n"
+    "        if (e != cudaSuccess) (void)cudaGetLastError();  // ours: nothing was pending\n"
+    "        if (c == 0) return false;  // not cached: a later call asks again\n"
+    "        cache[dev].store(c, std::memory_order_release);\n"
+    "    }\n"
+    "    return c == 2;\n"
+    "}\n\n";
+static const char COMMON_TAIL[] = "}  // namespace bartune_common\n#endif\n\n";
+
+const char *emit_common(void) {
+    static char *text;
+    if (!text) text = xasprintf("%s%s%s", COMMON_HEAD, MAP_ENCODER, COMMON_TAIL);
+    return text;
+}
+
 /* The launcher generated from the space's launch() run over symbols: the
  * same geometry the runner launched, computed from the call's sizes. */
 static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, bool arch_specific) {
     char *decl = signature(problem, true);
     sb_printf(
         b,
-        "inline long long bt_min(long long a, long long b) { return a < b ? a : b; }\n"
-        "inline long long bt_max(long long a, long long b) { return a > b ? a : b; }\n"
-        "inline long long bt_ceil_div(long long a, long long b) { return (a + b - 1) / b; }\n\n"
-        "// A probe of the code this binary holds for the current device: its static\n"
-        "// shared memory is 8 ints where the device code was built for an\n"
-        "// architecture's own features (sm_90a), 4 elsewhere (a plain sm_90 build).\n"
-        "static __global__ void bt_probe(int *bt_out) {\n"
-        "#if defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || \\\n"
-        "    defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
-        "    __shared__ volatile int bt_s[8];\n"
-        "#else\n"
-        "    __shared__ volatile int bt_s[4];\n"
-        "#endif\n"
-        "    bt_s[threadIdx.x %% (sizeof bt_s / sizeof bt_s[0])] = 1;\n"
-        "    if (bt_out) *bt_out = bt_s[0];\n"
-        "}\n\n"
-        "// Whether this binary holds the kernel for the current device (for a\n"
-        "// variant built for an architecture's own features, that code): from the\n"
-        "// kernels' attributes alone, so a first call under graph capture decides\n"
-        "// as any other; thread-safe; an error the caller left pending is left\n"
-        "// alone (no check now), and a check that failed for a reason a later call\n"
-        "// could pass is not cached.\n"
+        "using namespace bartune_common;  // the helpers, probe and encoder (written once)\n\n"
+        "// Whether this binary holds the kernel for the current device (see usable_code).\n"
         "inline bool usable() {\n"
-        "    static std::atomic<signed char> bt_cache[64];  // per device: 0 unknown, 1 no, 2 yes\n"
-        "    if (cudaPeekAtLastError() != cudaSuccess) return false;\n"
-        "    int bt_dev = 0;\n"
-        "    if (cudaGetDevice(&bt_dev) != cudaSuccess) {\n"
-        "        (void)cudaGetLastError();  // ours: nothing was pending\n"
-        "        return false;\n"
-        "    }\n"
-        "    if (bt_dev < 0 || bt_dev >= 64) return false;\n"
-        "    signed char bt_c = bt_cache[bt_dev].load(std::memory_order_acquire);\n"
-        "    if (bt_c == 0) {\n"
-        "        cudaFuncAttributes bt_a, bt_p;\n"
-        "        cudaError_t bt_e = cudaFuncGetAttributes(&bt_a, bt_kernel);\n"
-        "        if (bt_e == cudaSuccess) bt_e = cudaFuncGetAttributes(&bt_p, bt_probe);\n"
-        "        if (bt_e == cudaSuccess)\n"
-        "            bt_c = bt_a.ptxVersion >= %d && (!%s || bt_p.sharedSizeBytes == 8 * "
-        "sizeof(int)) ? 2 : 1;\n"
-        "        else if (bt_e == cudaErrorInvalidDeviceFunction || bt_e == "
-        "cudaErrorNoKernelImageForDevice)\n"
-        "            bt_c = 1;  // no code for this device: final\n"
-        "        if (bt_e != cudaSuccess) (void)cudaGetLastError();  // ours: nothing was pending\n"
-        "        if (bt_c == 0) return false;  // not cached: a later call asks again\n"
-        "        bt_cache[bt_dev].store(bt_c, std::memory_order_release);\n"
-        "    }\n"
-        "    return bt_c == 2;\n"
+        "    static std::atomic<signed char> bt_cache[64];\n"
+        "    return usable_code((const void *)bt_kernel, %d, %s, bt_cache);\n"
         "}\n\n"
-        "%s"
         "// Launch geometry from the space's launch(), as measured.\n"
         "inline cudaError_t launch_kernel(%s, cudaStream_t stream) {\n",
-        min_cc, arch_specific ? "true" : "false",
-        json_array_size(json_object_get(geo, "tensor_maps")) ? MAP_ENCODER : "", decl);
+        min_cc, arch_specific ? "true" : "false", decl);
     free(decl);
     json_t *z;
     size_t i;
@@ -397,7 +417,7 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
     char *out = NULL;
     if (geo) {
         strbuf b = {0};
-        sb_printf(&b, "#include <atomic>\n%s\nnamespace %s {\n", kernel, ns); /* usable()'s cache */
+        sb_printf(&b, "%s\nnamespace %s {\n", kernel, ns);
         sb_launcher(&b, space_problem(s), geo,
                     (int)json_integer_value(json_object_get(geo, "min_cc")),
                     json_is_true(json_object_get(space_problem(s), "arch_specific")));
@@ -526,8 +546,8 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
                   "// Tuned variants of '%s' on ",
                   shown_file(s), space_name(s));
         sb_c_string(&b, devs[first].name);
-        sb_printf(&b, " (compute capability %d.%d).\n#pragma once\n#include <atomic>\n%s",
-                  devs[first].major, devs[first].minor, body.data);
+        sb_printf(&b, " (compute capability %d.%d).\n#pragma once\n%s%s", devs[first].major,
+                  devs[first].minor, emit_common(), body.data);
         ok = mkdir_p(dir) && write_file_atomic(file, b.data, b.len);
         if (!ok)
             msg_error("cannot write %s: %s", file, strerror(errno));
@@ -575,8 +595,8 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
         char *file = xasprintf("%s/%s.cuh", dir, space_name(s)), *label = comment_text(p->label);
         char *text = xasprintf("// Generated by bartune from %s; do not edit (run bartune emit).\n"
                                "// Portable variant '%s' (untuned; any GPU of compute capability "
-                               "7.0+): %s\n#pragma once\n#include <atomic>\n%s",
-                               shown_file(s), label, e->summary, src);
+                               "7.5+): %s\n#pragma once\n%s%s",
+                               shown_file(s), label, e->summary, emit_common(), src);
         ok = mkdir_p(dir) && write_file_atomic(file, text, strlen(text));
         if (!ok) msg_error("cannot write %s: %s", file, strerror(errno));
         free(label);

@@ -15,6 +15,9 @@
 bool emit_headers(space *s, const char *results_dir, const char *records, const char *kernels_dir);
 /* One variant as a header holds it, in namespace `ns`: kernel, launcher
  * and host entry. NULL after printing why. */
+/* What every emitted file holds once, before its variants (emit_variant's
+ * output needs it): the launchers' helpers, probe and tensor-map encoder. */
+const char *emit_common(void);
 char *emit_variant(space *s, const device_info *d, const config *params, const config *launch,
                    json_t *measured_at, const char *ns);
 

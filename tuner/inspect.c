@@ -157,6 +157,7 @@ static bool check_header(const options *o, space *s, const device_info *d, const
                          const char *arch) {
     int picks[2] = {0, vs->count - 1}, n = vs->count > 1 ? 2 : 1;
     strbuf b = {0};
+    sb_printf(&b, "%s", emit_common());
     for (int k = 0; k < n; k++) {
         const variant *v = &vs->items[picks[k]];
         char ns[64];
