@@ -14,6 +14,9 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+//% if kind == "wgmma" then
+//% shared("gemm_bf16/ptx.cuh")
+//% end
 namespace $(ns) {
 
 //% include("gemm_bf16/simt.cuh")

@@ -455,6 +455,44 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
     return out;
 }
 
+/* A template's shared() pieces (gen/lib/template.lua) stand between
+ * "// bartune-shared GUARD begin" and "... end" lines: a file keeps the
+ * first copy of each and drops the others (the guards would skip them). */
+static void drop_repeated_shared(strbuf *b) {
+    static const char BEGIN[] = "// bartune-shared ";
+    strbuf out = {0};
+    char *seen = xstrdup("\n");
+    const char *p = b->data ? b->data : "";
+    for (const char *at; (at = strstr(p, BEGIN));) {
+        const char *name = at + sizeof BEGIN - 1, *sp = strchr(name, ' ');
+        if (!sp || strncmp(sp, " begin\n", 7)) { /* not a marker: copy past it */
+            sb_printf(&out, "%.*s", (int)(name - p), p);
+            p = name;
+            continue;
+        }
+        char *key = xasprintf("\n%.*s\n", (int)(sp - name), name);
+        char *end_line = xasprintf("%s%.*s end\n", BEGIN, (int)(sp - name), name);
+        const char *end = strstr(sp, end_line);
+        bool again = strstr(seen, key) != NULL;
+        if (again && end) {
+            sb_printf(&out, "%.*s", (int)(at - p), p); /* up to the repeat, which goes */
+            p = end + strlen(end_line);
+        } else {
+            char *more = xasprintf("%s%.*s\n", seen, (int)(sp - name), name);
+            free(seen);
+            seen = more;
+            sb_printf(&out, "%.*s", (int)(sp - p), p);
+            p = sp;
+        }
+        free(key);
+        free(end_line);
+    }
+    sb_printf(&out, "%s", p);
+    free(seen);
+    free(b->data);
+    *b = out;
+}
+
 /* One device's header: the best at each size tuple. Appends to devs. */
 static bool emit_device(space *s, const char *records_path, const char *want_key,
                         const char *kernels_dir, emitted *devs, int *n) {
@@ -538,6 +576,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         config_free(&launch);
     }
     if (ok && *n > first) {
+        drop_repeated_shared(&body);
         char *dir = path_join(kernels_dir, key);
         char *file = xasprintf("%s/%s.cuh", dir, space_name(s));
         strbuf b = {0};

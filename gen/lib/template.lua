@@ -4,7 +4,8 @@
 -- Each template line becomes one line of the generated Lua chunk, so an error
 -- reads "templates/pipeline.cu:42: ..." with the template's own line number.
 -- Names a template sees: the variant's parameters and derived values, and
--- bartune's ns, kernel_name, kernel_linkage, emit, describe and include();
+-- bartune's ns, kernel_name, kernel_linkage, emit, describe, include() and
+-- shared() (a piece that reads nothing of the variant: written once a header);
 -- all its code belongs in namespace $(ns) (README: "The template contract").
 local M = {}
 
@@ -86,8 +87,22 @@ function M.expand(name, vars, read, optional)
     end
     fn(out, stringify)
   end
+  -- shared(file): a piece that reads nothing of the variant, included
+  -- outside namespace $(ns): guarded by a hash of its text, so a header that
+  -- holds several variants compiles it once, and emit keeps its first copy only.
+  local function shared(tname)
+    local before = #out
+    run(tname)
+    local text = table.concat(out, "", before + 1)
+    for i = #out, before + 1, -1 do out[i] = nil end
+    local h = 2166136261
+    for i = 1, #text do h = ((h ~ text:byte(i)) * 16777619) & 0xffffffff end
+    local guard = string.format("BARTUNE_SHARED_%s_%08x", (tname:gsub("[^%w]", "_")):upper(), h)
+    out[#out + 1] = "// bartune-shared " .. guard .. " begin\n#ifndef " .. guard .. "\n#define " .. guard ..
+      "\n" .. text .. "#endif\n// bartune-shared " .. guard .. " end\n"
+  end
   local helpers = {
-    include = run,
+    include = run, shared = shared,
     string = M.frozen(string, "string"), math = M.frozen(math, "math"), table = M.frozen(table, "table"),
     ipairs = ipairs, pairs = pairs, tostring = tostring, tonumber = tonumber,
     error = error, assert = assert, type = type,
