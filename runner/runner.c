@@ -7,9 +7,12 @@
  *                                   (N: GPUs the driver sees, for --gpus all)
  *   {"op":"problem",...}         -> {"ok":true,"seconds":S,"cached":B}
  *                                   ("cpu_only":true: the reference alone, also
- *                                   without a GPU)
+ *                                   without a GPU; "slot":K, "where":TEXT: a
+ *                                   check size's problem, named so in failures)
  *   {"op":"measure",...}         -> {"probe_ms":T,"launches_left":L}, then
- *                                   {"ok":true,"median_ms":..} or
+ *                                   ("checks":[{slot, grid, block, smem, ...}]:
+ *                                   verified there too, after the timing)
+ *                                   {"ok":true,"median_ms":..,"checked":N} or
  *                                   {"ok":true,"median_ms":..,"rejected":true}
  *                                   (first timed launch over "reject_ms") or
  *                                   {"ok":false,"status":"...","message":"..."}
@@ -34,7 +37,7 @@
 #include "problem.h"
 #include "util.h"
 
-enum { PROTOCOL_VERSION = 2, VERIFY_LAUNCHES = 3, WARMUP = 2, EXIT_STICKY = 3 };
+enum { PROTOCOL_VERSION = 3, VERIFY_LAUNCHES = 3, WARMUP = 2, EXIT_STICKY = 3 };
 /* Poison bytes of outputs before a launch; alternated so that an output
  * whose expected value happens to equal one pattern is still caught. */
 static const unsigned POISON[2] = {0xFF, 0xA5};

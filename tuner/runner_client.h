@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define RUNNER_PROTOCOL 2
+#define RUNNER_PROTOCOL 3 /* 3: problem slots, check sizes in measures, three input sets */
 
 typedef struct {
     pid_t pid;
