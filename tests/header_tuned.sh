@@ -19,6 +19,15 @@ tune() { # SPACE SIZES... -- K=V...
 }
 tune gemm_bf16 --size M=256 --size N=256 --size K=128 kind=wgmma bn=64 wm=64 consumers=1 producer=warp \
     stages=2 cluster=1 grid=tile raster=row
+tune gemm_bf16 --size M=512 --size N=256 --size K=128 kind=wgmma bn=64 wm=64 consumers=1 producer=warp \
+    stages=2 cluster=1 grid=tile raster=row
+"$bartune" emit gen/gemm_bf16.lua --results "$tmp/r" --kernels "$tmp/k" >"$tmp/out" 2>&1 || fail "emit: $(tail -3 "$tmp/out")"
+grep -q '(2 tuned variants + portable)' "$tmp/out" || fail "gemm_bf16: not two tuned variants: $(grep wrote "$tmp/out")"
+# what reads nothing of a variant is written once however many variants there are
+[ "$(grep -c 'bartune-shared .* begin' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 1 ] ||
+    fail "gemm_bf16's shared PTX wrappers are not written once"
+[ "$(grep -c 'namespace bartune_common {' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 1 ] ||
+    fail "bartune_common is not written once"
 for flags in "-gencode=arch=compute_90a,code=sm_90a" "-arch=sm_90"; do
     # shellcheck disable=SC2086 # the flags are words
     "$nvcc" $flags "${werror[@]}" -I "$tmp/k" -I tests/header tests/header/gemm_bf16_consumer.cu \
