@@ -162,22 +162,13 @@ void verification_digest(json_t *instance, char out[17]) {
     json_decref(copy);
 }
 
-/* The digest at `sizes` as the space declares it now; "" when the space
- * no longer takes these sizes. */
-static void digest_at(space *s, json_t *sizes, char out[17]) {
+void session_digest_at(space *s, json_t *sizes, char out[17]) {
     char *err = NULL;
     json_t *inst = space_instance(s, sizes, true, &err);
     out[0] = '\0';
     if (inst) verification_digest(inst, out);
     json_decref(inst);
     free(err);
-}
-
-bool session_verified(space *s, json_t *rec, json_t *sizes) {
-    char digest[17];
-    digest_at(s, sizes, digest);
-    const char *v = json_string_value(json_object_get(rec, "verified"));
-    return v && !strcmp(v, digest);
 }
 
 json_t *best_current(space *s, json_t *records, json_t *sizes, json_t *part, passed_over *p) {
@@ -203,13 +194,25 @@ bool session_expands(space *s, json_t *rec) {
     return ok;
 }
 
+bool session_rankable(space *s, json_t *rec, const char *digest, passed_over *p) {
+    if (!session_expands(s, rec)) {
+        p->gone++;
+        return false;
+    }
+    const char *verified = json_string_value(json_object_get(rec, "verified"));
+    if ((!digest || (verified && !strcmp(verified, digest))) && session_current(s, rec))
+        return true;
+    p->remeasured++;
+    return false;
+}
+
 json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, passed_over *p,
                         bool checked) {
     json_t *ranked = results_ranked(records, sizes), *rec, *best = NULL;
     size_t i;
     *p = (passed_over){0};
     char digest[17];
-    digest_at(s, sizes, digest);
+    session_digest_at(s, sizes, digest);
     json_array_foreach(ranked, i, rec) {
         json_t *cfg = json_object_get(rec, "config");
         const char *k;
@@ -217,16 +220,10 @@ json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, 
         bool matches = true;
         json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
         if (!matches || sanitizer_flagged(records, rec)) continue;
-        if (!session_expands(s, rec)) {
-            p->gone++;
-            continue;
-        }
-        const char *verified = json_string_value(json_object_get(rec, "verified"));
-        if ((!checked || (verified && !strcmp(verified, digest))) && session_current(s, rec)) {
+        if (session_rankable(s, rec, checked ? digest : NULL, p)) {
             best = rec;
             break;
         }
-        p->remeasured++;
     }
     json_decref(ranked); /* records still holds best */
     return best;

@@ -54,8 +54,13 @@ json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, 
 /* Does the space as it is now expand this record's config, launch values
  * included (values it declares, constraints that pass)? */
 bool session_expands(space *s, json_t *rec);
-/* Was `rec` (at `sizes`) verified under the checks the space declares now? */
-bool session_verified(space *s, json_t *rec, json_t *sizes);
+/* The verification digest at `sizes` as the space declares it now ("" when
+ * it no longer takes these sizes). */
+void session_digest_at(space *s, json_t *sizes, char out[17]);
+/* Whether a ranking may take `rec`: the space still expands it, renders it
+ * as it was measured, and (digest not NULL) it was verified under the
+ * checks of that digest; else counted in *p. */
+bool session_rankable(space *s, json_t *rec, const char *digest, passed_over *p);
 /* Would the space as it is now render this record's config to the source
  * it was measured with? */
 bool session_current(space *s, json_t *rec);

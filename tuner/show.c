@@ -50,16 +50,11 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
     size_t i;
     int shown = 0;
     passed_over left = {0};
+    char digest[17];
+    session_digest_at(s, sizes, digest);
     json_array_foreach(ranked, i, rec) {
         if (shown == 5) break;
-        if (!session_expands(s, rec)) {
-            left.gone++;
-            continue;
-        }
-        if (!session_current(s, rec) || (!earlier && !session_verified(s, rec, sizes))) {
-            left.remeasured++;
-            continue;
-        }
+        if (!session_rankable(s, rec, earlier ? NULL : digest, &left)) continue;
         char label[32];
         snprintf(label, sizeof label, "#%d", ++shown);
         print_row(rec, label, b);
