@@ -103,21 +103,21 @@ void gpu_close(gpu *g) {
     memset(g, 0, sizeof *g);
 }
 
-/* The kernel's arguments, by the problem's args list: buffers by name,
- * sizes and scalars as typed values. */
-static json_t *kernel_args(gpu *g) {
+/* The kernel's arguments at instance `inst`, by the problem's args list:
+ * buffers by name, sizes and scalars as typed values. */
+static json_t *kernel_args(gpu *g, json_t *inst) {
     json_t *problem = space_problem(g->s), *args = json_array(), *name;
     size_t i;
     json_array_foreach(json_object_get(problem, "args"), i, name) {
         const char *n = json_string_value(name);
         json_t *arg = NULL, *e;
         size_t k;
-        json_array_foreach(json_object_get(g->instance, "buffers"), k,
+        json_array_foreach(json_object_get(inst, "buffers"), k,
                            e) if (!strcmp(json_string_value(json_object_get(e, "name")), n)) arg =
             json_pack("{s:s}", "buffer", n);
         const char *lists[] = {"sizes", "scalars"};
         for (int l = 0; l < 2 && !arg; l++)
-            json_array_foreach(json_object_get(g->instance, lists[l]), k,
+            json_array_foreach(json_object_get(inst, lists[l]), k,
                                e) if (!arg &&
                                       !strcmp(json_string_value(json_object_get(e, "name")), n))
                 arg = json_pack("{s:O, s:O, s:O}", "name", json_object_get(e, "name"), "type",
@@ -170,15 +170,12 @@ static json_int_t secret(const options *o) {
  * runner slot `slot`, named in messages by `where`. */
 static bool setup_one(gpu *g, runner_client *rc, json_t *inst, int slot, const char *label) {
     json_t *problem = space_problem(g->s);
-    json_t *saved = g->instance;
-    g->instance = inst; /* kernel_args reads it */
     json_t *req =
         json_pack("{s:s, s:O, s:s, s:I, s:O, s:O, s:O, s:o}", "op", "problem", "name",
                   json_object_get(problem, "name"), "reference", g->reference_lib, "seed",
                   (json_int_t)(g->o->seed & 0x7fffffffffffffffull), "verify",
                   json_object_get(problem, "verify"), "sizes", json_object_get(inst, "sizes"),
-                  "buffers", json_object_get(inst, "buffers"), "args", kernel_args(g));
-    g->instance = saved;
+                  "buffers", json_object_get(inst, "buffers"), "args", kernel_args(g, inst));
     json_object_set_new(req, "scalars", json_deep_copy(json_object_get(inst, "scalars")));
     json_object_set_new(req, "secret", json_integer(secret(g->o)));
     if (slot) {
