@@ -256,19 +256,6 @@ bool gpu_restart(gpu *g) {
 
 /* Integers the runner can take (whether the device takes them is the
  * runner's to say: launch_refused); else what is wrong with launch(). */
-/* Bytes of a buffer element type (0: unknown). */
-static unsigned long long elem_bytes(const char *type) {
-    static const struct {
-        const char *name;
-        unsigned bytes;
-    } T[] = {{"float", 4},    {"double", 8},       {"int", 4},
-             {"unsigned", 4}, {"long long", 8},    {"unsigned long long", 8},
-             {"size_t", 8},   {"__nv_bfloat16", 2}};
-    for (size_t i = 0; type && i < sizeof T / sizeof T[0]; i++)
-        if (!strcmp(T[i].name, type)) return T[i].bytes;
-    return 0;
-}
-
 /* What is wrong with tensor map m (index i) of launch() on the buffers of
  * `instance`, or NULL: dims in 1..2^32, strides multiples of 16 in
  * 16..2^40-1, a box of 1..256, and no element past the buffer (by
@@ -283,7 +270,7 @@ static char *check_map(json_t *m, size_t i, json_t *instance) {
     json_t *dims = json_object_get(m, "dims"), *strides = json_object_get(m, "strides"),
            *box = json_object_get(m, "box");
     size_t rank = json_array_size(dims);
-    unsigned long long elem = elem_bytes(json_string_value(json_object_get(b, "type")));
+    unsigned long long elem = (unsigned long long)json_integer_value(json_object_get(b, "elem"));
     if (!b || !elem || rank < 1 || rank > 5 || json_array_size(strides) != rank - 1 ||
         json_array_size(box) != rank)
         return xasprintf("launch().tensor_maps[%zu]: needs a buffer of the problem, 1 to 5 dims, "

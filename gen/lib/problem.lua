@@ -421,8 +421,9 @@ local function instance_at(P, s, offsets, pick)
       fail(P.file, string.format("buffer '%s': length %s at these sizes is not an integer in 1..%d",
         b.name, tostring(len), MAX_BYTES // M.TYPES[b.type]))
     end
-    inst.buffers[#inst.buffers + 1] = { name = b.name, type = b.type, role = b.role, length = len,
-      init = b.init, init2 = b.init2, view = view_at(P, b, s, len), offset = offsets and offsets[b.name] or nil }
+    inst.buffers[#inst.buffers + 1] = { name = b.name, type = b.type, elem = M.TYPES[b.type], role = b.role,
+      length = len, init = b.init, init2 = b.init2, view = view_at(P, b, s, len),
+      offset = offsets and offsets[b.name] or nil }
   end
   local cost = P.cost(s)
   if type(cost) ~= "table" then fail(P.file, "cost(s) must return { bytes = ..., fma = ... }") end
