@@ -7,6 +7,9 @@
 #   gemm    gemm_bf16's schedule/producer/regs/split kinds (one tile shape)
 #           at every shape of its tune list but 8192^3 (its reference alone
 #           takes a minute)
+#   race    does racecheck model bar.arrive? tools/race-probe.cu's four rings
+#           under racecheck, then one variant of each barrier kind of a
+#           `bartune new` skeleton through run --sanitize where reuse() >= 3
 #   gpu     ctest -L gpu
 #   only    ctest -R "$ONLY" (GPU tests by name, after a fix)
 #   bench   the committed bests of sgemm and gemm_bf16 at 4096^3 through the
@@ -54,7 +57,31 @@ for p in $phases; do
                   --reps 10 --timeout 5 --no-emit --results /tmp/acc-gemm >>"$out/gemm.log" 2>&1
           done
           summary /tmp/acc-gemm/*/gemm_bf16.jsonl ;;
-    gpu) (cd build && ctest -L gpu -j3 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
+    race) nvcc -arch=sm_90 -lineinfo -o /tmp/race-probe tools/race-probe.cu
+          for m in none sync arrive mbarrier; do
+              echo "-- racecheck, ring of $m"
+              timeout 60 compute-sanitizer --tool racecheck --print-limit 3 /tmp/race-probe $m 2>&1 | cut -c1-200 | tail -12
+          done >"$out/race.log"
+          grep -E "^-- |race-probe|RACECHECK SUMMARY" "$out/race.log"
+          rm -rf /tmp/sk && $b new /tmp/sk/sk >/dev/null
+          for f in "barrier=named stages=2 producer_warps=1 consumer_warps=4" \
+                   "barrier=named stages=4 producer_warps=2 consumer_warps=8" \
+                   "barrier=mbarrier stages=2 producer_warps=1 consumer_warps=4" \
+                   "barrier=cuda_barrier stages=2 producer_warps=1 consumer_warps=4"; do
+              # shellcheck disable=SC2086 # the filter is words
+              timeout 150 $b run /tmp/sk/sk/sk.lua $f tile=1024 blocks_per_sm=2 --size n=4194304 \
+                  --sanitize --reps 10 --no-emit --results /tmp/sk-r --cache /tmp/sk-c >>"$out/race-sk.log" 2>&1
+          done
+          python3 - /tmp/sk-r/*/sk.jsonl <<'EOF2' | tee -a "$out/race.log" | cut -c1-400
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "tool" in r:
+        c = r["config"]
+        print(r["status"], r["tool"], c["barrier"], "stages", c["stages"], "|", r.get("message", "")[:1500])
+EOF2
+          ;;
+    gpu) (cd build && ctest -L gpu -j4 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
     only) (cd build && ctest -R "${ONLY:-gpu_}" --output-on-failure) >"$out/ctest-only.log" 2>&1
           grep -vE "^ *Start|^Test project" "$out/ctest-only.log" | tail -12 ;;
