@@ -7,9 +7,11 @@
 #   gemm    gemm_bf16's schedule/producer/regs/split kinds (one tile shape)
 #           at every shape of its tune list but 8192^3 (its reference alone
 #           takes a minute)
-#   race    does racecheck model bar.arrive? tools/race-probe.cu's four rings
-#           under racecheck, then one variant of each barrier kind of a
-#           `bartune new` skeleton through run --sanitize where reuse() >= 3
+#   race    does racecheck read the skeleton's rings right? tools/race-probe.cu
+#           under racecheck, then without a tool (real races read stale words)
+#   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
+#   tune-pipeline  the whole pipeline space (run emits)
+#   pack    results/ and kernels/ as $OUT/results.tgz
 #   gpu     ctest -L gpu
 #   only    ctest -R "$ONLY" (GPU tests by name, after a fix)
 #   bench   the committed bests of sgemm and gemm_bf16 at 4096^3 through the
@@ -40,6 +42,26 @@ for key, (st, rms, mx) in sorted(rows.items()):
     print(f"{key:28s} {dict(st)}  worst error_rms {rms:.3f}  error_max {mx:.3f}")
 EOF
 }
+# the records this call wrote by status, and the failures' messages (at
+# check sizes ...) by count
+since=$(date -u +%FT%TZ)
+statuses() {
+    python3 - "$since" "$@" <<'EOF'
+import json, sys, collections
+st, why = collections.Counter(), collections.Counter()
+for path in sys.argv[2:]:
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("date", "") < sys.argv[1]:
+            continue
+        st[r["status"]] += 1
+        if r["status"] not in ("ok", "over_occupancy", "slow"):
+            why[r["status"] + ": " + r.get("message", "")[:160]] += 1
+print("statuses:", dict(st))
+for m, n in why.most_common(12):
+    print(f"  {n:4d}  {m}")
+EOF
+}
 for p in $phases; do
     log "$p"
     case $p in
@@ -58,29 +80,34 @@ for p in $phases; do
           done
           summary /tmp/acc-gemm/*/gemm_bf16.jsonl ;;
     race) nvcc -arch=sm_90 -lineinfo -o /tmp/race-probe tools/race-probe.cu
-          for m in none sync arrive mbarrier; do
-              echo "-- racecheck, ring of $m"
-              timeout 60 compute-sanitizer --tool racecheck --print-limit 3 /tmp/race-probe $m 2>&1 | cut -c1-200 | tail -12
-          done >"$out/race.log"
-          grep -E "^-- |race-probe|RACECHECK SUMMARY" "$out/race.log"
-          rm -rf /tmp/sk && $b new /tmp/sk/sk >/dev/null
-          for f in "barrier=named stages=2 producer_warps=1 consumer_warps=4" \
-                   "barrier=named stages=4 producer_warps=2 consumer_warps=8" \
-                   "barrier=mbarrier stages=2 producer_warps=1 consumer_warps=4" \
-                   "barrier=cuda_barrier stages=2 producer_warps=1 consumer_warps=4"; do
-              # shellcheck disable=SC2086 # the filter is words
-              timeout 150 $b run /tmp/sk/sk/sk.lua $f tile=1024 blocks_per_sm=2 --size n=4194304 \
-                  --sanitize --reps 10 --no-emit --results /tmp/sk-r --cache /tmp/sk-c >>"$out/race-sk.log" 2>&1
+          { echo "-- under racecheck (2 blocks, 16 rounds)"
+            for c in "none 1 2" "early 1 2" "arrive 1 2" "mbar 1 2" "mbar_warp 1 2" "none 4 2" "early 4 2" \
+                     "arrive 4 2" "mbar 4 2" "mbar_warp 4 2" "arrive 4 4" "mbar_warp 4 4" "arrive 8 4"; do
+                # shellcheck disable=SC2086 # the case is words
+                timeout 60 compute-sanitizer --tool racecheck --print-limit 1 /tmp/race-probe $c 16 2 2>&1 |
+                    grep -E "race-probe|SUMMARY" | tr '\n' ' '; echo
+            done
+            echo "-- without a tool (264 blocks, 200000 rounds): a real race reads stale words"
+            for c in "none 4 2" "early 4 2" "arrive 1 2" "arrive 4 2" "arrive 4 4" "mbar 4 2" "mbar_warp 4 2" \
+                     "mbar_warp 4 4"; do
+                # shellcheck disable=SC2086 # the case is words
+                timeout 60 /tmp/race-probe $c 200000 264 2>&1
+            done; } >"$out/race.log"
+          cat "$out/race.log" ;;
+    tune-gemm) # gemm_bf16's shapes one by one (GEMM_SHAPES "MxNxK ..."), ils --budget $BUDGET, then emit
+          for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
+              IFS=x read -r m n k <<<"$sh"
+              log "gemm_bf16 $sh"
+              timeout 300 $b run gen/gemm_bf16.lua --size M=$m --size N=$n --size K=$k --strategy ils \
+                  --budget "${BUDGET:-30}s" --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
+              grep -E "records by status|^  #1 " "$out/tune-gemm.log" | tail -2 | cut -c1-200
           done
-          python3 - /tmp/sk-r/*/sk.jsonl <<'EOF2' | tee -a "$out/race.log" | cut -c1-400
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if "tool" in r:
-        c = r["config"]
-        print(r["status"], r["tool"], c["barrier"], "stages", c["stages"], "|", r.get("message", "")[:1500])
-EOF2
-          ;;
+          statuses results/*/gemm_bf16.jsonl
+          $b emit gen/gemm_bf16.lua 2>&1 | tail -5 ;;
+    tune-pipeline) $b run gen/pipeline.lua >"$out/tune-pipeline.log" 2>&1
+          grep -E "records by status|^  #1 |wrote" "$out/tune-pipeline.log" | cut -c1-200
+          statuses results/*/pipeline.jsonl ;;
+    pack) tar czf "$out/results.tgz" results kernels ;;
     gpu) (cd build && ctest -L gpu -j4 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
     only) (cd build && ctest -R "${ONLY:-gpu_}" --output-on-failure) >"$out/ctest-only.log" 2>&1

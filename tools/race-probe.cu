@@ -1,21 +1,29 @@
-// Does compute-sanitizer's racecheck model bar.arrive? Four kernels of two
-// warps share a ring of shared-memory stages; run each under racecheck
-// (tools/race-probe.sh). Correct by the PTX memory model: `sync` (both
-// groups bar.sync), `arrive` (the skeleton's ring: the signalling group
-// bar.arrive, the waiting group bar.sync), `mbarrier` (the same ring on
-// mbarriers). Racy on purpose: `none` (no barrier at all, a control that
-// racecheck must flag).
+// Does compute-sanitizer's racecheck read the skeleton's ring right? One
+// producer warp fills a ring of STAGES shared-memory tiles of 1024 words,
+// CONSUMERS warps read them (tools/gpu-trust.sh's race phase). Each word
+// written for round j of block b holds a value the consumers check, so a
+// real race shows as a count of stale words when run without a tool; under
+// racecheck the same kernel shows what racecheck reports.
+// Modes: correct by the PTX memory model: arrive (the skeleton's named ring: the signalling group bar.arrive, the
+// waiting group bar.sync), mbar (the ring on mbarriers, every consumer
+// thread arrives), mbar_warp (the skeleton's mbarrier ring: __syncwarp, then
+// lane 0 of each consumer warp arrives); racy on purpose: early (consumers
+// release a stage before reading it), none (no barrier at all).
+// Usage: race-probe MODE CONSUMER_WARPS STAGES ROUNDS BLOCKS
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
 
-constexpr int kStages = 2, kRounds = 8, kThreads = 64;
+enum { NONE, ARRIVE, MBAR, MBAR_WARP, EARLY, MODES };
+static const char* const kNames[] = {"none", "arrive", "mbar", "mbar_warp", "early"};
+constexpr int kTile = 1024, kMaxStages = 7;
 
-__device__ __forceinline__ void bar_sync(int id) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+__device__ __forceinline__ void bar_sync(int id, int n) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
 }
-__device__ __forceinline__ void bar_arrive(int id) {
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+__device__ __forceinline__ void bar_arrive(int id, int n) {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(n) : "memory");
 }
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -30,62 +38,75 @@ __device__ __forceinline__ void mb_wait(unsigned long long* b, unsigned phase) {
     asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
                  " @!p bra W;\n}" ::"r"(smem_u32(b)), "r"(phase) : "memory");
 }
+__device__ __forceinline__ unsigned word(int b, int j, int i) {
+    return (unsigned)b * 2654435761u ^ (unsigned)j << 10 ^ (unsigned)i;
+}
 
-// mode 0 none, 1 sync, 2 arrive, 3 mbarrier; warp 0 produces, warp 1 consumes
-__global__ void ring(int mode, float* out) {
-    __shared__ float tile[kStages][32];
-    __shared__ unsigned long long full[kStages], empty[kStages];
-    const int lane = threadIdx.x % 32;
+// Warp 0 produces, warps 1.. consume; stale counts the words a consumer
+// read that were not the ones written for its round.
+__global__ void ring(int mode, int stages, int rounds, unsigned long long* stale) {
+    __shared__ unsigned tile[kMaxStages][kTile];
+    __shared__ unsigned long long full[kMaxStages], empty[kMaxStages];
+    const int n = blockDim.x, consumers = n - 32, warps = consumers / 32;
     if (threadIdx.x == 0)
-        for (int s = 0; s < kStages; ++s) mb_init(&full[s], 32), mb_init(&empty[s], 32);
+        for (int s = 0; s < stages; ++s)
+            mb_init(&full[s], 32), mb_init(&empty[s], mode == MBAR_WARP ? warps : consumers);
     __syncthreads();
-    float acc = 0.f;
-    for (int j = 0; j < kRounds; ++j) {
-        const int s = j % kStages;
-        const unsigned phase = (j / kStages) & 1;
+    unsigned long long bad = 0;
+    for (int j = 0; j < rounds; ++j) {
+        const int s = j % stages;
+        const unsigned phase = (j / stages) & 1;
+        const bool release = j + stages < rounds;
         if (threadIdx.x < 32) {
-            if (j >= kStages) {
-                if (mode == 1 || mode == 2) bar_sync(1 + kStages + s);
-                if (mode == 3) mb_wait(&empty[s], phase ^ 1u);
+            if (j >= stages) {
+                if (mode == ARRIVE || mode == EARLY) bar_sync(1 + stages + s, n);
+                if (mode == MBAR || mode == MBAR_WARP) mb_wait(&empty[s], phase ^ 1u);
             }
-            tile[s][(lane + j) % 32] = float(j * 32 + lane);
-            if (mode == 1) bar_sync(1 + s);
-            if (mode == 2) bar_arrive(1 + s);
-            if (mode == 3) mb_arrive(&full[s]);
+            for (int i = threadIdx.x; i < kTile; i += 32) tile[s][i] = word(blockIdx.x, j, i);
+            if (mode == ARRIVE || mode == EARLY) bar_arrive(1 + s, n);
+            if (mode == MBAR || mode == MBAR_WARP) mb_arrive(&full[s]);
         } else {
-            if (mode == 1 || mode == 2) bar_sync(1 + s);
-            if (mode == 3) mb_wait(&full[s], phase);
-            acc += tile[s][lane];
-            if (j + kStages < kRounds) {
-                if (mode == 1) bar_sync(1 + kStages + s);
-                if (mode == 2) bar_arrive(1 + kStages + s);
-                if (mode == 3) mb_arrive(&empty[s]);
+            if (mode == ARRIVE || mode == EARLY) bar_sync(1 + s, n);
+            if (mode == MBAR || mode == MBAR_WARP) mb_wait(&full[s], phase);
+            if (mode == EARLY && release) bar_arrive(1 + stages + s, n);
+            for (int i = threadIdx.x - 32; i < kTile; i += consumers)
+                bad += tile[s][i] != word(blockIdx.x, j, i);
+            if (release) {
+                if (mode == ARRIVE) bar_arrive(1 + stages + s, n);
+                if (mode == MBAR) mb_arrive(&empty[s]);
+                if (mode == MBAR_WARP) {
+                    __syncwarp();
+                    if (threadIdx.x % 32 == 0) mb_arrive(&empty[s]);
+                }
             }
         }
     }
-    if (threadIdx.x >= 32) out[lane] = acc;
+    if (bad) atomicAdd(stale, bad);
 }
 
 int main(int argc, char** argv) {
-    const char* names[] = {"none", "sync", "arrive", "mbarrier"};
     int mode = -1;
-    for (int m = 0; m < 4; ++m)
-        if (argc > 1 && !strcmp(argv[1], names[m])) mode = m;
-    if (mode < 0) {
-        fprintf(stderr, "usage: race-probe none|sync|arrive|mbarrier\n");
+    for (int m = 0; m < MODES; ++m)
+        if (argc == 6 && !strcmp(argv[1], kNames[m])) mode = m;
+    const int warps = argc == 6 ? atoi(argv[2]) : 0, stages = argc == 6 ? atoi(argv[3]) : 0;
+    const int rounds = argc == 6 ? atoi(argv[4]) : 0, blocks = argc == 6 ? atoi(argv[5]) : 0;
+    if (mode < 0 || warps < 1 || warps > 31 || stages < 1 || stages > kMaxStages ||
+        (mode != MBAR && mode != MBAR_WARP && 1 + 2 * stages > 15) || rounds < 1 || blocks < 1) {
+        fprintf(stderr,
+                "usage: race-probe none|arrive|mbar|mbar_warp|early CONSUMER_WARPS(1-31) "
+                "STAGES(1-7) ROUNDS BLOCKS\n");
         return 2;
     }
-    float* out;
-    if (cudaMalloc(&out, 32 * sizeof(float)) != cudaSuccess) return 77;
-    ring<<<1, kThreads>>>(mode, out);
-    float h[32];
-    cudaError_t e = cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+    unsigned long long *stale, h = 0;
+    if (cudaMalloc(&stale, sizeof h) != cudaSuccess) return 77;
+    cudaMemset(stale, 0, sizeof h);
+    ring<<<blocks, 32 * (1 + warps)>>>(mode, stages, rounds, stale);
+    const cudaError_t e = cudaMemcpy(&h, stale, sizeof h, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
-        fprintf(stderr, "race-probe %s: %s\n", names[mode], cudaGetErrorString(e));
+        fprintf(stderr, "race-probe %s: %s\n", kNames[mode], cudaGetErrorString(e));
         return 1;
     }
-    float want = 0.f;  // lane 0's sum over rounds of the element written for it
-    for (int j = 0; j < kRounds; ++j) want += float(j * 32 + (32 - j % 32) % 32);
-    printf("race-probe %s: out[0] = %g (%g expected)\n", names[mode], h[0], want);
+    printf("race-probe %s, %d consumer warps, %d stages, %d rounds, %d blocks: %llu stale words read\n",
+           kNames[mode], warps, stages, rounds, blocks, h);
     return 0;
 }
