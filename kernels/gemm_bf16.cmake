@@ -5,7 +5,7 @@
 if(NOT TARGET bartune_gemm_bf16)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  set(BARTUNE_GEMM_BF16_ARCHITECTURES "75-virtual" CACHE STRING "what bartune_gemm_bf16 is built for")
+  set(BARTUNE_GEMM_BF16_ARCHITECTURES "90a;75-virtual" CACHE STRING "what bartune_gemm_bf16 is built for")
   add_library(bartune_gemm_bf16 STATIC "${CMAKE_CURRENT_LIST_DIR}/gemm_bf16.cu")
   target_include_directories(bartune_gemm_bf16 PUBLIC "${CMAKE_CURRENT_LIST_DIR}")
   target_link_libraries(bartune_gemm_bf16 PUBLIC CUDA::cudart)

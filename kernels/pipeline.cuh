@@ -52,9 +52,10 @@ inline const bt_here *here() {
     static bt_here bt_devs[64];
     static std::atomic<bool> bt_ready[64];
     static std::mutex bt_fill;
+    const bool bt_pending = cudaPeekAtLastError() != cudaSuccess;
     int bt_dev = 0;
     if (cudaGetDevice(&bt_dev) != cudaSuccess) {
-        (void)cudaGetLastError();  // ours: the caller checked nothing was pending
+        if (!bt_pending) (void)cudaGetLastError();  // ours; the caller's is left
         return nullptr;
     }
     if (bt_dev < 0 || bt_dev >= 64) return nullptr;
@@ -63,7 +64,7 @@ inline const bt_here *here() {
         if (!bt_ready[bt_dev].load(std::memory_order_relaxed)) {
             cudaDeviceProp bt_p;
             if (cudaGetDeviceProperties(&bt_p, bt_dev) != cudaSuccess) {
-                (void)cudaGetLastError();
+                if (!bt_pending) (void)cudaGetLastError();
                 return nullptr;  // not kept: a later call reads it again
             }
             snprintf(bt_devs[bt_dev].name, sizeof bt_devs[bt_dev].name, "%s", bt_p.name);
@@ -102,8 +103,6 @@ inline bt_path choose(const float *in, float *out, size_t n) {
     (void)in;
     (void)out;
     (void)n;
-    if (cudaPeekAtLastError() != cudaSuccess)
-        return {-1, "a CUDA error the caller left pending (left as it is): the portable variant, nothing probed"};
     const bt_here *h = here();
     if (!h) return {-1, "the current device could not be read"};
     const int bt_on = nearest(h);

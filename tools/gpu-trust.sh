@@ -9,6 +9,7 @@
 #           takes a minute)
 #   race    does racecheck read the skeleton's rings right? tools/race-probe.cu
 #           under racecheck, then without a tool (real races read stale words)
+#   race2   the probe at 264 blocks and with a slow producer; the skeleton's named ring again
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
 #   tune-pipeline  the whole pipeline space (run emits)
 #   pack    results/ and kernels/ as $OUT/results.tgz
@@ -94,6 +95,22 @@ for p in $phases; do
                 timeout 60 /tmp/race-probe $c 200000 264 2>&1
             done; } >"$out/race.log"
           cat "$out/race.log" ;;
+    race2) # the probe where the skeleton differs: 264 blocks, a slow producer; the skeleton again
+          nvcc -arch=sm_90 -lineinfo -o /tmp/race-probe tools/race-probe.cu
+          for c in "arrive 4 2 16 264" "arrive 4 2 16 2 slow" "arrive 4 2 16 264 slow" "mbar 4 2 16 264 slow" \
+                   "early 4 2 16 2 slow" "early 4 2 16 264 slow"; do
+              # shellcheck disable=SC2086 # the case is words
+              timeout 60 compute-sanitizer --tool racecheck --print-limit 1 /tmp/race-probe $c 2>&1 |
+                  grep -E "race-probe|SUMMARY" | tr '\n' ' '; echo
+          done | tee "$out/race2.log"
+          rm -rf /tmp/sk /tmp/sk-r /tmp/sk-c && $b new /tmp/sk/sk >/dev/null
+          timeout 120 $b run /tmp/sk/sk/sk.lua barrier=named stages=2 producer_warps=1 consumer_warps=4 \
+              tile=1024 blocks_per_sm=2 --size n=4194304 --sanitize --reps 10 --no-emit --results /tmp/sk-r \
+              --cache /tmp/sk-c >>"$out/race2.log" 2>&1
+          grep -h '"tool"' /tmp/sk-r/*/sk.jsonl | python3 -c '
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line); print(r["status"], r["tool"], r.get("message", "")[:300].replace("\n", " | "))' | tee -a "$out/race2.log" ;;
     tune-gemm) # gemm_bf16's shapes one by one (GEMM_SHAPES "MxNxK ..."), ils --budget $BUDGET, then emit
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
               IFS=x read -r m n k <<<"$sh"
@@ -104,11 +121,12 @@ for p in $phases; do
           done
           statuses results/*/gemm_bf16.jsonl
           $b emit gen/gemm_bf16.lua 2>&1 | tail -5 ;;
-    tune-pipeline) $b run gen/pipeline.lua >"$out/tune-pipeline.log" 2>&1
+    tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua >"$out/tune-pipeline.log" 2>&1
+          echo "run rc=$?"
           grep -E "records by status|^  #1 |wrote" "$out/tune-pipeline.log" | cut -c1-200
           statuses results/*/pipeline.jsonl ;;
     pack) tar czf "$out/results.tgz" results kernels ;;
-    gpu) (cd build && ctest -L gpu -j4 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
+    gpu) (cd build && ctest -L gpu -j5 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
     only) (cd build && ctest -R "${ONLY:-gpu_}" --output-on-failure) >"$out/ctest-only.log" 2>&1
           grep -vE "^ *Start|^Test project" "$out/ctest-only.log" | tail -12 ;;

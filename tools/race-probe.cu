@@ -9,7 +9,9 @@
 // thread arrives), mbar_warp (the skeleton's mbarrier ring: __syncwarp, then
 // lane 0 of each consumer warp arrives); racy on purpose: early (consumers
 // release a stage before reading it), none (no barrier at all).
-// Usage: race-probe MODE CONSUMER_WARPS STAGES ROUNDS BLOCKS
+// Usage: race-probe MODE CONSUMER_WARPS STAGES ROUNDS BLOCKS [slow]
+// (slow: the producer adds a word it loads from global memory, all zeros,
+// as the skeleton's producer stages x: a producer slower than its consumers)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,7 +46,8 @@ __device__ __forceinline__ unsigned word(int b, int j, int i) {
 
 // Warp 0 produces, warps 1.. consume; stale counts the words a consumer
 // read that were not the ones written for its round.
-__global__ void ring(int mode, int stages, int rounds, unsigned long long* stale) {
+__global__ void ring(int mode, int stages, int rounds, const unsigned* zeros,
+                     unsigned long long* stale) {
     __shared__ unsigned tile[kMaxStages][kTile];
     __shared__ unsigned long long full[kMaxStages], empty[kMaxStages];
     const int n = blockDim.x, consumers = n - 32, warps = consumers / 32;
@@ -62,7 +65,7 @@ __global__ void ring(int mode, int stages, int rounds, unsigned long long* stale
                 if (mode == ARRIVE || mode == EARLY) bar_sync(1 + stages + s, n);
                 if (mode == MBAR || mode == MBAR_WARP) mb_wait(&empty[s], phase ^ 1u);
             }
-            for (int i = threadIdx.x; i < kTile; i += 32) tile[s][i] = word(blockIdx.x, j, i);
+            for (int i = threadIdx.x; i < kTile; i += 32) tile[s][i] = word(blockIdx.x, j, i) + (zeros ? zeros[i] : 0u);
             if (mode == ARRIVE || mode == EARLY) bar_arrive(1 + s, n);
             if (mode == MBAR || mode == MBAR_WARP) mb_arrive(&full[s]);
         } else {
@@ -87,26 +90,31 @@ __global__ void ring(int mode, int stages, int rounds, unsigned long long* stale
 int main(int argc, char** argv) {
     int mode = -1;
     for (int m = 0; m < MODES; ++m)
-        if (argc == 6 && !strcmp(argv[1], kNames[m])) mode = m;
-    const int warps = argc == 6 ? atoi(argv[2]) : 0, stages = argc == 6 ? atoi(argv[3]) : 0;
-    const int rounds = argc == 6 ? atoi(argv[4]) : 0, blocks = argc == 6 ? atoi(argv[5]) : 0;
+        if ((argc == 6 || argc == 7) && !strcmp(argv[1], kNames[m])) mode = m;
+    const bool args = argc == 6 || argc == 7, slow = argc == 7 && !strcmp(argv[6], "slow");
+    const int warps = args ? atoi(argv[2]) : 0, stages = args ? atoi(argv[3]) : 0;
+    const int rounds = args ? atoi(argv[4]) : 0, blocks = args ? atoi(argv[5]) : 0;
     if (mode < 0 || warps < 1 || warps > 31 || stages < 1 || stages > kMaxStages ||
-        (mode != MBAR && mode != MBAR_WARP && 1 + 2 * stages > 15) || rounds < 1 || blocks < 1) {
+        (mode != MBAR && mode != MBAR_WARP && 1 + 2 * stages > 15) || rounds < 1 || blocks < 1 || (argc == 7 && !slow)) {
         fprintf(stderr,
                 "usage: race-probe none|arrive|mbar|mbar_warp|early CONSUMER_WARPS(1-31) "
-                "STAGES(1-7) ROUNDS BLOCKS\n");
+                "STAGES(1-7) ROUNDS BLOCKS [slow]\n");
         return 2;
     }
     unsigned long long *stale, h = 0;
+    unsigned* zeros = nullptr;
     if (cudaMalloc(&stale, sizeof h) != cudaSuccess) return 77;
     cudaMemset(stale, 0, sizeof h);
-    ring<<<blocks, 32 * (1 + warps)>>>(mode, stages, rounds, stale);
+    if (slow && cudaMalloc(&zeros, kTile * sizeof *zeros) == cudaSuccess)
+        cudaMemset(zeros, 0, kTile * sizeof *zeros);
+    ring<<<blocks, 32 * (1 + warps)>>>(mode, stages, rounds, zeros, stale);
     const cudaError_t e = cudaMemcpy(&h, stale, sizeof h, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
         fprintf(stderr, "race-probe %s: %s\n", kNames[mode], cudaGetErrorString(e));
         return 1;
     }
-    printf("race-probe %s, %d consumer warps, %d stages, %d rounds, %d blocks: %llu stale words read\n",
-           kNames[mode], warps, stages, rounds, blocks, h);
+    printf("race-probe %s, %d consumer warps, %d stages, %d rounds, %d blocks%s: %llu stale words "
+           "read\n",
+           kNames[mode], warps, stages, rounds, blocks, slow ? ", slow producer" : "", h);
     return 0;
 }

@@ -5,25 +5,35 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#ifndef BARTUNE_COMMON_2
-#define BARTUNE_COMMON_2
+#ifndef BARTUNE_COMMON_3
+#define BARTUNE_COMMON_3
 // What every bartune variant's launcher uses, written once.
 namespace bartune_common {
 inline long long bt_min(long long a, long long b) { return a < b ? a : b; }
 inline long long bt_max(long long a, long long b) { return a > b ? a : b; }
 inline long long bt_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-// A probe of the code this binary holds for the current device: its static
-// shared memory is 8 ints where the device code was built for an
-// architecture's own features (sm_90a), 4 elsewhere (a plain sm_90 build).
-static __global__ void bt_probe(int *bt_out) {
-#if defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || \
+// Two probes of the code this binary holds for the current device: their
+// static shared memory differs by 16 bytes per unit of 2 x the compute
+// capability the code was built for, plus one where it was built for the
+// architecture's own features (sm_90a), so the difference reads which code
+// the runtime picked for this device, whatever it adds to both sizes.
+#if !defined(__CUDA_ARCH__)
+#define BT_PROBE_UNITS 0
+#elif defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || \
     defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    __shared__ volatile int bt_s[8];
+#define BT_PROBE_UNITS (__CUDA_ARCH__ / 5 + 1)
 #else
-    __shared__ volatile int bt_s[4];
+#define BT_PROBE_UNITS (__CUDA_ARCH__ / 5)
 #endif
+static __global__ void bt_probe(int *bt_out) {
+    __shared__ volatile int bt_s[4 * (BT_PROBE_UNITS + 1)];
     bt_s[threadIdx.x % (sizeof bt_s / sizeof bt_s[0])] = 1;
+    if (bt_out) *bt_out = bt_s[0];
+}
+static __global__ void bt_probe_base(int *bt_out) {
+    __shared__ volatile int bt_s[4];
+    bt_s[threadIdx.x % 4] = 1;
     if (bt_out) *bt_out = bt_s[0];
 }
 
@@ -31,28 +41,30 @@ static __global__ void bt_probe(int *bt_out) {
 // compute capability min_cc and up (and, with `specific`, for the
 // architecture's own features): from the kernels' attributes alone, so a
 // first call under graph capture decides as any other; thread-safe (the
-// caller's per-device cache); an error the caller left pending is left
-// alone (no check now), and a check that failed for a reason a later call
-// could pass is not cached.
+// caller's per-device cache). A check that failed for a reason a later
+// call could pass is not cached; an error of its own is cleared only where
+// the caller left none pending (the caller's is never touched).
 inline bool usable_code(const void *kernel, int min_cc, bool specific,
                         std::atomic<signed char> *cache) {
-    if (cudaPeekAtLastError() != cudaSuccess) return false;
+    const bool pending = cudaPeekAtLastError() != cudaSuccess;
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) {
-        (void)cudaGetLastError();  // ours: nothing was pending
+        if (!pending) (void)cudaGetLastError();  // ours
         return false;
     }
     if (dev < 0 || dev >= 64) return false;
     signed char c = cache[dev].load(std::memory_order_acquire);  // 0 unknown, 1 no, 2 yes
     if (c == 0) {
-        cudaFuncAttributes a, p;
+        cudaFuncAttributes a, p, q;
         cudaError_t e = cudaFuncGetAttributes(&a, kernel);
         if (e == cudaSuccess) e = cudaFuncGetAttributes(&p, (const void *)bt_probe);
-        if (e == cudaSuccess)
-            c = a.ptxVersion >= min_cc && (!specific || p.sharedSizeBytes == 8 * sizeof(int)) ? 2 : 1;
-        else if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice)
+        if (e == cudaSuccess) e = cudaFuncGetAttributes(&q, (const void *)bt_probe_base);
+        if (e == cudaSuccess) {
+            const long long units = ((long long)p.sharedSizeBytes - (long long)q.sharedSizeBytes) / 16;
+            c = units / 2 >= min_cc && (!specific || units % 2 == 1) ? 2 : 1;
+        } else if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice)
             c = 1;  // no code for this device: final
-        if (e != cudaSuccess) (void)cudaGetLastError();  // ours: nothing was pending
+        if (e != cudaSuccess && !pending) (void)cudaGetLastError();  // ours
         if (c == 0) return false;  // not cached: a later call asks again
         cache[dev].store(c, std::memory_order_release);
     }

@@ -74,8 +74,14 @@ static bool check(int M, int N, int K, int lda, int ldb, int ldc, int off, bool 
         }
     printf("M=%d N=%d K=%d lda=%d ldb=%d ldc=%d A+%d (%s): %s: %s\n", M, N, K, lda, ldb, ldc, off,
            other ? "other unit" : "this unit", variant, bad ? "WRONG" : "within the bound");
-    if (expect_tuned && bartune_gemm_bf16_path(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc).variant < 0) {
-        printf("  expected a tuned variant for this device, got the portable one\n");
+    // the calls the tuned variants serve (templates/gemm_bf16/host.cuh): leading
+    // dimensions multiples of 8, 16-byte aligned matrices (cudaMalloc's are)
+    const bool servable = lda % 8 == 0 && ldb % 8 == 0 && ldc % 8 == 0 && off % 8 == 0 && K >= 1;
+    const bartune_gemm_bf16_path_t path =
+        bartune_gemm_bf16_path(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
+    if (expect_tuned && servable && (path.variant < 0 || path.why)) {
+        printf("  expected a tuned variant for this call on this device, took the fallback: %s\n",
+               path.why ? path.why : "(no reason given)");
         return false;
     }
     return bad == 0;

@@ -163,25 +163,34 @@ static bool padding() {
     return changed == 0;
 }
 
-// An error the caller left pending is still there after a call, and the
-// call returns its own result. The pending error is a launch the caller did
-// not check (more threads per block than any device allows): launch errors
-// are what cudaGetLastError reports; the test first checks it is pending.
+// An error the caller left pending: the call returns its own result, takes
+// the path it takes without one, and leaves the error state as a plain launch
+// of the caller's own would (the runtime's launches replace a pending launch
+// error; the header clears nothing of the caller's). The pending error is a
+// launch the caller did not check (more threads per block than any device
+// allows); the test first checks it is pending.
 __global__ void unchecked() {}
 static bool pending() {
-    call c = padded();
+    call c = big();
     if (!c.alloc()) return false;
+    const int clean_path = c.path().variant;
     unchecked<<<1, 4096>>>();
     const cudaError_t made = cudaPeekAtLastError();
     if (made == cudaSuccess) {
         printf("pending: a launch of 4096 threads per block left no error pending\n");
         return false;
     }
+    unchecked<<<1, 1>>>();
+    const cudaError_t plain = cudaGetLastError();
+    unchecked<<<1, 4096>>>();
+    const int pending_path = c.path().variant;
     const cudaError_t own = c.run(0);
     const cudaError_t after = cudaGetLastError();
-    printf("pending: %s left pending, the call returned %s, the caller then sees %s\n",
-           cudaGetErrorString(made), cudaGetErrorString(own), cudaGetErrorString(after));
-    return own == cudaSuccess && after == made;
+    printf("pending: %s left pending; after a plain launch the caller sees %s; the call took "
+           "variant %d (%d without the error), returned %s, and the caller then sees %s\n",
+           cudaGetErrorString(made), cudaGetErrorString(plain), pending_path, clean_path,
+           cudaGetErrorString(own), cudaGetErrorString(after));
+    return own == cudaSuccess && after == plain && pending_path == clean_path;
 }
 
 int main(int argc, char **argv) {
