@@ -9,6 +9,7 @@
 #           takes a minute)
 #   race    does racecheck read the skeleton's rings right? tools/race-probe.cu
 #           under racecheck, then without a tool (real races read stale words)
+#   diag    the headers' probe attributes as the runtime reports them
 #   race2   the probe at 264 blocks and with a slow producer; the skeleton's named ring again
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
 #   tune-pipeline  the whole pipeline space (run emits)
@@ -95,6 +96,25 @@ for p in $phases; do
                 timeout 60 /tmp/race-probe $c 200000 264 2>&1
             done; } >"$out/race.log"
           cat "$out/race.log" ;;
+    diag) # what cudaFuncGetAttributes reports of the headers' probes, built for sm_90a and for sm_90
+          cat >/tmp/probe.cu <<'EOF'
+#include <cstdio>
+#include "gemm_bf16.cuh"
+using namespace bartune_common;
+__global__ void k() {}
+int main() {
+    cudaFuncAttributes p, q, a;
+    cudaFuncGetAttributes(&p, (const void*)bt_probe);
+    cudaFuncGetAttributes(&q, (const void*)bt_probe_base);
+    cudaFuncGetAttributes(&a, (const void*)k);
+    printf("probe %zu bytes, base %zu bytes: units %lld; kernel ptxVersion %d binaryVersion %d\n",
+           p.sharedSizeBytes, q.sharedSizeBytes, ((long long)p.sharedSizeBytes - (long long)q.sharedSizeBytes) / 16,
+           a.ptxVersion, a.binaryVersion);
+}
+EOF
+          for f in -gencode=arch=compute_90a,code=sm_90a -arch=sm_90 -arch=native; do
+              nvcc $f -std=c++17 -I kernels -o /tmp/probe /tmp/probe.cu && echo "$f: $(/tmp/probe)"
+          done | tee "$out/diag.log" ;;
     race2) # the probe where the skeleton differs: 264 blocks, a slow producer; the skeleton again
           nvcc -arch=sm_90 -lineinfo -o /tmp/race-probe tools/race-probe.cu
           for c in "arrive 4 2 16 264" "arrive 4 2 16 2 slow" "arrive 4 2 16 264 slow" "mbar 4 2 16 264 slow" \
