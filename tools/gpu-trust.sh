@@ -12,7 +12,8 @@
 #   diag    the headers' probe attributes as the runtime reports them
 #   race2   the probe at 264 blocks and with a slow producer; the skeleton's named ring again
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
-#   tune-pipeline  the whole pipeline space (run emits)
+#   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
+#   tune-pipeline  the pipeline space (PIPE_ARGS: e.g. a strategy; run emits)
 #   pack    results/ and kernels/ as $OUT/results.tgz
 #   gpu     ctest -L gpu
 #   only    ctest -R "$ONLY" (GPU tests by name, after a fix)
@@ -141,7 +142,9 @@ for line in sys.stdin:
           done
           statuses results/*/gemm_bf16.jsonl
           $b emit gen/gemm_bf16.lua 2>&1 | tail -5 ;;
-    tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua >"$out/tune-pipeline.log" 2>&1
+    errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
+    # shellcheck disable=SC2086 # PIPE_ARGS are words
+    tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1
           echo "run rc=$?"
           grep -E "records by status|^  #1 |wrote" "$out/tune-pipeline.log" | cut -c1-200
           statuses results/*/pipeline.jsonl ;;

@@ -5,30 +5,28 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#ifndef BARTUNE_COMMON_3
-#define BARTUNE_COMMON_3
+#ifndef BARTUNE_COMMON_4
+#define BARTUNE_COMMON_4
 // What every bartune variant's launcher uses, written once.
 namespace bartune_common {
 inline long long bt_min(long long a, long long b) { return a < b ? a : b; }
 inline long long bt_max(long long a, long long b) { return a > b ? a : b; }
 inline long long bt_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-// Two probes of the code this binary holds for the current device: their
-// static shared memory differs by 16 bytes per unit of 2 x the compute
-// capability the code was built for, plus one where it was built for the
-// architecture's own features (sm_90a), so the difference reads which code
-// the runtime picked for this device, whatever it adds to both sizes.
-#if !defined(__CUDA_ARCH__)
-#define BT_PROBE_UNITS 0
-#elif defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || \
+// Two probes of the code this binary holds for the current device: built
+// for the architecture's own features (sm_90a), bt_probe's static shared
+// memory is 32 KiB larger than bt_probe_base's, elsewhere the same; the
+// difference reads which code the runtime picked for this device (an
+// sm_90a build reports sizes in whole KiB: 16 bytes show as 1024 there).
+#if defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || \
     defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define BT_PROBE_UNITS (__CUDA_ARCH__ / 5 + 1)
+#define BT_PROBE_INTS (4 + 8192)
 #else
-#define BT_PROBE_UNITS (__CUDA_ARCH__ / 5)
+#define BT_PROBE_INTS 4
 #endif
 static __global__ void bt_probe(int *bt_out) {
-    __shared__ volatile int bt_s[4 * (BT_PROBE_UNITS + 1)];
-    bt_s[threadIdx.x % (sizeof bt_s / sizeof bt_s[0])] = 1;
+    __shared__ volatile int bt_s[BT_PROBE_INTS];
+    bt_s[threadIdx.x % BT_PROBE_INTS] = 1;
     if (bt_out) *bt_out = bt_s[0];
 }
 static __global__ void bt_probe_base(int *bt_out) {
@@ -60,8 +58,8 @@ inline bool usable_code(const void *kernel, int min_cc, bool specific,
         if (e == cudaSuccess) e = cudaFuncGetAttributes(&p, (const void *)bt_probe);
         if (e == cudaSuccess) e = cudaFuncGetAttributes(&q, (const void *)bt_probe_base);
         if (e == cudaSuccess) {
-            const long long units = ((long long)p.sharedSizeBytes - (long long)q.sharedSizeBytes) / 16;
-            c = units / 2 >= min_cc && (!specific || units % 2 == 1) ? 2 : 1;
+            const bool own = p.sharedSizeBytes >= q.sharedSizeBytes + 16384;  // sm_90a code
+            c = a.ptxVersion >= min_cc && (!specific || own) ? 2 : 1;
         } else if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice)
             c = 1;  // no code for this device: final
         if (e != cudaSuccess && !pending) (void)cudaGetLastError();  // ours
