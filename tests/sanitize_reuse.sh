@@ -3,9 +3,12 @@
 # not run there (it would report clean on a race it cannot see) and the
 # record says why and what size to use; at a size with reuse it is run (here
 # without compute-sanitizer, so it fails to start: the fake runner, no GPU).
+# A ring the space declares racecheck_blind() is not given to racecheck at
+# any size, and the record says why; a racecheck_blind() that returns
+# anything but nil or text is an error naming the space.
 . "$(dirname "$0")/lib.sh" "$@"
 "$bartune" new "$tmp/sk" >/dev/null 2>&1 || fail "new failed"
-one="barrier=named producer_warps=1 consumer_warps=2 stages=2 tile=1024 blocks_per_sm=1"
+one="barrier=cuda_barrier producer_warps=1 consumer_warps=2 stages=2 tile=1024 blocks_per_sm=1"
 for n in 1000 10000000; do
     PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" $one --size n=$n --sanitize --no-emit \
         --runner "$root/tests/fake_runner.sh" --results "$tmp/r$n" --kernels "$tmp/k" \
@@ -17,4 +20,16 @@ grep -q 'racecheck not run' "$tmp/err1000" || fail "the run did not say racechec
 race=$(grep '"tool":"racecheck"' "$tmp"/r10000000/*/sk.jsonl)
 grep -q 'goes round its ring' <<<"$race" && fail "racecheck refused at n=10^7: $race"
 grep -q '"status":"sanitizer_failed"' <<<"$race" || fail "racecheck at n=10^7: $race"
-echo "racecheck refused where no stage is reused, run where stages are"
+PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" ${one/cuda_barrier/named} --size n=10000000 --sanitize \
+    --no-emit --runner "$root/tests/fake_runner.sh" --results "$tmp/rn" --kernels "$tmp/k" \
+    --cache "$tmp/c" >/dev/null 2>"$tmp/errn" || fail "run of the named ring failed: $(cat "$tmp/errn")"
+race=$(grep '"tool":"racecheck"' "$tmp"/rn/*/sk.jsonl)
+grep -q 'racecheck cannot judge.*bar.arrive' <<<"$race" || fail "the named ring went to racecheck: $race"
+grep -q 'racecheck not run: racecheck cannot judge' "$tmp/errn" || fail "the run did not say why: $(cat "$tmp/errn")"
+sed -i 's/^racecheck_blind(function(c)$/racecheck_blind(function(c) do return 5 end/' "$tmp/sk/sk.lua"
+PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" $one --size n=10000000 --sanitize --no-emit \
+    --runner "$root/tests/fake_runner.sh" --results "$tmp/rb" --kernels "$tmp/k" --cache "$tmp/c" \
+    >/dev/null 2>"$tmp/errb"
+grep -q 'sk.lua: racecheck_blind() must return nil or a string' "$tmp/errb" ||
+    fail "a racecheck_blind() returning 5: $(cat "$tmp/errb")"
+echo "racecheck refused where no stage is reused or the space says it cannot judge, run where stages are"

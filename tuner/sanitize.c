@@ -96,11 +96,16 @@ static bool check_variant(gpu *g, compiler *comp, json_t *records, json_t *rec,
         compile_key(comp, &job);
         compile_all(comp, &job, 1, NULL, NULL);
     }
-    char *unfit = NULL; /* why racecheck would see nothing at these sizes */
+    char *unfit = NULL; /* why racecheck's report would mean nothing here */
+    char *blind = NULL;
     long long rounds = -1;
-    if (!space_reuse(g->s, &g->dev, &values, g->sizes, &rounds, &err)) {
+    if (!space_reuse(g->s, &g->dev, &values, g->sizes, &rounds, &blind, &err)) {
         unfit = err;
         err = NULL;
+    } else if (blind) {
+        unfit = xasprintf("racecheck cannot judge this variant's synchronisation (the space's "
+                          "racecheck_blind()): %s",
+                          blind);
     } else if (rounds >= 0 && rounds < MIN_ROUNDS) {
         char *at = sizes_describe(g->sizes);
         unfit =
@@ -143,6 +148,7 @@ static bool check_variant(gpu *g, compiler *comp, json_t *records, json_t *rec,
     }
     if (unfit) progress_note("bartune: racecheck not run: %s", unfit);
     free(unfit);
+    free(blind);
     if (!src) {
         msg_error("%s", err);
         free(err);

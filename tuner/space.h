@@ -74,10 +74,12 @@ json_t *space_geometry(space *s, const device_info *dev, const config *values, j
                        json_t *at, char **err);
 
 /* The space's reuse() of a config at `sizes`: in *rounds how many times each
- * block goes round its ring (-1: the space declares no reuse()). False and
- * *err when reuse() failed. */
+ * block goes round its ring (-1: the space declares no reuse()), in *blind
+ * why racecheck cannot judge the config (the space's racecheck_blind();
+ * NULL where it can; the caller frees it). False and *err when either
+ * failed. */
 bool space_reuse(space *s, const device_info *dev, const config *values, json_t *sizes,
-                 long long *rounds, char **err);
+                 long long *rounds, char **blind, char **err);
 
 /* Replays `strategy` (Lua text, named chunkname) against `records` for
  * seeds 1..seeds with a budget of measured configurations: {runs: [{within:

@@ -806,7 +806,7 @@ json_t *space_geometry(space *s, const device_info *dev, const config *values, j
 }
 
 bool space_reuse(space *s, const device_info *dev, const config *values, json_t *sizes,
-                 long long *rounds, char **err) {
+                 long long *rounds, char **blind, char **err) {
     push_method(s, "reuse");
     push_config(s->L, values);
     push_device(s->L, dev);
@@ -815,6 +815,8 @@ bool space_reuse(space *s, const device_info *dev, const config *values, json_t 
     if (!r) return false;
     json_t *v = json_object_get(r, "rounds");
     *rounds = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+    const char *why = json_string_value(json_object_get(r, "blind"));
+    *blind = why ? xstrdup(why) : NULL;
     json_decref(r);
     return true;
 }

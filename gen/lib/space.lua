@@ -187,6 +187,15 @@ function M.load(text, chunkname, read, read_problem)
       if S.reuse then error("reuse() is declared twice", 2) end
       S.reuse = fn
     end,
+    -- racecheck_blind(function(c, dev) return nil or "why" end): the
+    -- variants whose synchronisation racecheck cannot judge (a report there
+    -- means nothing either way, tools/race-probe.cu); run --sanitize skips
+    -- racecheck on them and records why
+    racecheck_blind = function(fn)
+      if type(fn) ~= "function" then error("racecheck_blind() needs a function(c, dev)", 2) end
+      if S.racecheck_blind then error("racecheck_blind() is declared twice", 2) end
+      S.racecheck_blind = fn
+    end,
     -- merged(a, b): a new table with a's pairs, then b's (for baselines
     -- that differ from a common configuration in a few values)
     merged = function(a, b)
@@ -557,19 +566,31 @@ function M.geometry(S, values, dev, sizes, at)
   return g
 end
 
--- The space's reuse() of a config at sizes: { rounds = integer }, or {}
--- when the space declares none.
+-- The space's reuse() of a config at sizes: { rounds = integer } ({} when
+-- the space declares none), with blind = why racecheck cannot judge the
+-- config where racecheck_blind() says so.
 function M.reuse(S, values, dev, sizes)
-  if not S.reuse then return {} end
   local c, launch = config_of(S, values, dev, true)
   for k, v in pairs(launch) do c[k] = v end
+  local out = {}
+  if S.racecheck_blind then
+    local ok, why = pcall(S.racecheck_blind, c, dev)
+    if not ok then error(tostring(why) .. "\n  (in racecheck_blind() for " .. describe(c, S) .. ")", 0) end
+    if why ~= nil and why ~= false and type(why) ~= "string" then
+      error(S.file .. ": racecheck_blind() must return nil or a string (why racecheck cannot judge), got " ..
+        tostring(why) .. "\n  (for " .. describe(c, S) .. ")", 0)
+    end
+    out.blind = why or nil
+  end
+  if not S.reuse then return out end
   local ok, r = pcall(S.reuse, c, problem.sizes(S.problem, sizes, S.file), dev)
   if not ok then error(tostring(r) .. "\n  (in reuse() for " .. describe(c, S) .. ")", 0) end
   if math.type(r) ~= "integer" then
     error(S.file .. ": reuse() must return an integer (rounds of the ring), got " .. tostring(r) ..
       "\n  (for " .. describe(c, S) .. ")", 0)
   end
-  return { rounds = r }
+  out.rounds = r
+  return out
 end
 
 -- The header's geometry evaluated at `at` (gv) against launch() on those
