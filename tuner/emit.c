@@ -318,7 +318,13 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
     sb_maps(b, problem, maps);
     sb_printf(
         b,
-        "    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+        "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
+        "    // CUDA 13.0): it is called only while the kernel's limit is below what it\n"
+        "    // needs, so only a process's first call of a variant can clear one\n"
+        "    cudaFuncAttributes bt_fa;\n"
+        "    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);\n"
+        "    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
+        "        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
         "(int)bt_smem);\n"
         "    if (bt_e != cudaSuccess) return bt_e;\n"
         "    // the launch's own error, returned (no cudaGetLastError: an error the\n"

@@ -1127,7 +1127,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         bt_e = bt_encode_map(&bt_map1, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, B, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
-    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): it is called only while the kernel's limit is below what it
+    // needs, so only a process's first call of a variant can clear one
+    cudaFuncAttributes bt_fa;
+    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
     if (bt_e != cudaSuccess) return bt_e;
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
@@ -1954,7 +1960,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         bt_e = bt_encode_map(&bt_map2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, C, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
-    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): it is called only while the kernel's limit is below what it
+    // needs, so only a process's first call of a variant can clear one
+    cudaFuncAttributes bt_fa;
+    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
     if (bt_e != cudaSuccess) return bt_e;
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
@@ -2781,7 +2793,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         bt_e = bt_encode_map(&bt_map2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, C, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
-    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): it is called only while the kernel's limit is below what it
+    // needs, so only a process's first call of a variant can clear one
+    cudaFuncAttributes bt_fa;
+    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
     if (bt_e != cudaSuccess) return bt_e;
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
@@ -3608,7 +3626,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         bt_e = bt_encode_map(&bt_map2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, C, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
-    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): it is called only while the kernel's limit is below what it
+    // needs, so only a process's first call of a variant can clear one
+    cudaFuncAttributes bt_fa;
+    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
     if (bt_e != cudaSuccess) return bt_e;
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
@@ -4437,7 +4461,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         bt_e = bt_encode_map(&bt_map2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, C, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
-    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): it is called only while the kernel's limit is below what it
+    // needs, so only a process's first call of a variant can clear one
+    cudaFuncAttributes bt_fa;
+    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
     if (bt_e != cudaSuccess) return bt_e;
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
@@ -5192,7 +5222,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         bt_e = bt_encode_map(&bt_map1, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, B, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
-    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): it is called only while the kernel's limit is below what it
+    // needs, so only a process's first call of a variant can clear one
+    cudaFuncAttributes bt_fa;
+    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
     if (bt_e != cudaSuccess) return bt_e;
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)

@@ -301,7 +301,13 @@ inline cudaError_t launch_kernel(const float *in, float *out, size_t n, cudaStre
     const long long bt_block_z = 1LL;
     const long long bt_smem = 8192LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
-    bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): it is called only while the kernel's limit is below what it
+    // needs, so only a process's first call of a variant can clear one
+    cudaFuncAttributes bt_fa;
+    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
     if (bt_e != cudaSuccess) return bt_e;
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
