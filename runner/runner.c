@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -869,6 +870,13 @@ static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     return -1;
 }
 
+/* Wall-clock milliseconds (what verification costs a measure). */
+static double wall_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 /* The check sizes of a measure (after the tuned sizes verified and were
  * timed): each {"slot": K, grid, block, smem, resident, tensor_maps} on
  * problem slot K, verified untimed. False when a failure was answered. */
@@ -927,6 +935,7 @@ static void cmd_measure(json_t *req) {
     if ((r = drv.cuModuleGetFunction(&fn, mod, kernel)) != CUDA_SUCCESS) {
         fail_cuda("load_error", "finding the kernel", r);
     } else {
+        const double t0 = wall_ms();
         int occ = configure(req, fn, &l);
         bool once = json_is_true(json_object_get(req, "sanitize"));
         int extra = (int)json_array_size(checks) * (CHECK_VERIFY + SETS - 1);
@@ -937,12 +946,16 @@ static void cmd_measure(json_t *req) {
                                             once ? 0 : extra);
         /* a rejected variant can never be the best: its checks would buy nothing */
         bool check = ans && !once && !json_is_true(json_object_get(ans, "rejected"));
+        const double t1 = wall_ms();
         if (check && !run_checks(checks, fn)) {
             json_decref(ans);
             ans = NULL;
         }
-        if (check && ans)
+        if (check && ans) {
             json_object_set_new(ans, "checked", json_integer((json_int_t)json_array_size(checks)));
+            json_object_set_new(ans, "checks_ms", json_real(wall_ms() - t1));
+        }
+        if (ans) json_object_set_new(ans, "measure_ms", json_real(wall_ms() - t0));
         if (ans) send_json(ans);
     }
     drv.cuModuleUnload(mod);

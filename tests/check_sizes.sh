@@ -21,6 +21,11 @@ ok=$(grep -c '"status":"ok"' "$file")
 # the two tuned size tuples have check lists of their own (rows = s.rows)
 [ "$(grep '"status":"ok"' "$file" | grep -o '"verified":"[0-9a-f]*"' | sort -u | wc -l)" = 2 ] ||
     fail "expected one digest per size tuple"
+# what verification cost: the runner's wall times, kept per record and summed up by run
+[ "$(grep '"status":"ok"' "$file" | grep -v '"rejected"' | grep -c '"checks_ms":0.25,.*"measure_ms":2.5')" -gt 0 ] ||
+    fail "no record keeps the runner's checks_ms and measure_ms"
+grep -q 'verifying at the check sizes took 0.2 ms of the 2.5 ms' "$tmp/err1" ||
+    fail "run did not say what the check sizes cost: $(grep -i verif "$tmp/err1")"
 grep -q 'tuned variant' "$tmp/err1" && ! grep -q '(0 tuned variants' "$tmp/err1" ||
     fail "run emitted no tuned variant: $(grep wrote "$tmp/err1")"
 

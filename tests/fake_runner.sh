@@ -48,7 +48,7 @@ while IFS= read -r line <&3; do
              if [ -n "$reject" ] && awk -v m="$ms" -v r="$reject" 'BEGIN { exit !(m > r) }'; then
                  echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":1,"rejected":true}' >&4
              else
-                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":20,"checked":'$checks'}' >&4
+                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":20,"checked":'$checks',"checks_ms":0.25,"measure_ms":2.5}' >&4
              fi ;;
     floor) echo '{"ok":true,"copy_gbps":1000.0,"dtod_gbps":1200.0,"fma_per_s":1e13}' >&4 ;;
     quit) exit 0 ;;

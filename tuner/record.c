@@ -92,6 +92,14 @@ void record_set_answer(json_t *rec, json_t *ans, bool ok) {
                            "timed_launches", "error_rms", "error_max"};
         for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
             if (json_object_get(ans, k[i])) json_object_set(rec, k[i], json_object_get(ans, k[i]));
+        /* the runner's wall time for the whole measure and for its check
+         * sizes: what verification costs a variant */
+        const char *wall[] = {"measure_ms", "checks_ms"};
+        for (size_t i = 0; i < 2; i++) {
+            json_t *v = json_object_get(ans, wall[i]);
+            if (json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) < 1e9)
+                json_object_set(rec, wall[i], v);
+        }
         /* early rejection: timed once, hopeless next to the best so far */
         if (json_is_true(json_object_get(ans, "rejected")))
             json_object_set_new(rec, "rejected", json_true());

@@ -185,6 +185,11 @@ static int run_key(run_ctx *c, json_t *sizes, json_t *instances) {
         rc = run_all(c, sizes, instances);
         fprintf(stderr, "bartune: %d measured, %d already recorded, %d not ok\n", c->measured,
                 c->skipped, c->failed);
+        if (c->checked)
+            fprintf(stderr,
+                    "bartune: verifying at the check sizes took %.1f ms of the %.1f ms the "
+                    "runner spent on a measure (mean over the %d that ran them)\n",
+                    c->checks_ms / c->checked, c->measure_ms / c->checked, c->checked);
         for (int i = 0; c->n_lanes > 1 && i < c->n_lanes; i++)
             fprintf(stderr, "bartune: GPU %d measured %d%s\n", c->lanes[i]->g.ordinal,
                     c->lanes[i]->measured, c->lanes[i]->lost ? " (then lost its runner)" : "");

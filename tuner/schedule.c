@@ -227,6 +227,11 @@ static int finish(run_ctx *c, lane *l, runner_result r, json_t *ans) {
         double ms = json_number_value(json_object_get(rec, "median_ms"));
         if (c->best_ms <= 0 || ms < c->best_ms) c->best_ms = ms;
     }
+    if (json_object_get(rec, "checks_ms")) {
+        c->checks_ms += json_number_value(json_object_get(rec, "checks_ms"));
+        c->measure_ms += json_number_value(json_object_get(rec, "measure_ms"));
+        c->checked++;
+    }
     c->measured++;
     l->measured++;
     if (!append(c, rec)) return EXIT_FAILURE_; /* rec belongs to the store now */

@@ -48,6 +48,10 @@ typedef struct {
     json_t *done;             /* ids recorded under this fingerprint */
     double best_ms;           /* the best so far at sizes, for early rejection */
     int measured, skipped, failed;
+    /* what verification cost: the runner's time for the measures that ran
+     * their check sizes, and for those check sizes */
+    double measure_ms, checks_ms;
+    int checked;
     int index, total; /* progress */
     double started;
     /* run --strategy */
