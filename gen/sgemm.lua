@@ -18,25 +18,40 @@ param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("loaders", { "all", "producers" }, { when = function(c) return c.barrier == "syncthreads" end })
 param("producer", { "regs", "cp_async", "bulk" })
 param("producer_warps", { 1, 2, 4 }, { when = function(c) return c.barrier ~= "syncthreads" or split(c) end })
-param("bm", { 64, 128 })          -- block tile of C: bm x bn
-param("bn", { 64, 128 })
+param("bm", { 64, 128, 256 })     -- block tile of C: bm x bn
+param("bn", { 64, 128, 256 })
 param("bk", { 8, 16, 32 })        -- k-tile
 param("tm", { 4, 8 })             -- one consumer thread's tile: tm x tn
 param("tn", { 4, 8 })
+-- Who shares a tile of C: "block" spreads every consumer thread over the
+-- whole block tile; a warp tile gives each warp its own (lanes 4 x 8:
+-- "wide", 4 tm x 8 tn; 8 x 4: "tall"), so a warp reads a third fewer
+-- distinct words of each stage (templates/sgemm/compute.cuh).
+param("warp", { "block", "wide", "tall" }, { when = function(c) return c.tm == 8 and c.tn == 8 end })
 param("stages", { 2, 3, 4, 6 })
 param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
-param("pad", { 0, 4 })            -- floats after each row of A's stage
 param("raster", { "row", "grouped" })
-param("min_blocks", { 1, 2 })    -- blocks per SM the registers must allow (__launch_bounds__)
+-- Tiles of at most 64 x 128 only (the space's size): two blocks per SM, and
+-- split-K, where tiles are few (the tall-K shapes).
+local small = function(c) return c.bm * c.bn <= 64 * 128 end
+param("min_blocks", { 1, 2 }, { when = small })  -- blocks per SM the registers must allow (__launch_bounds__)
 -- split-K (sm_90): a cluster of `split` blocks shares one tile of C, each
 -- over 1/split of K, their sums added in the first block's shared memory
 -- (distributed shared memory); for the tall-K shapes, where tiles are few
-param("split", { 1, 2, 4, 8 }, { when = function(c) return c.raster == "row" and c.min_blocks == 1 end })
+param("split", { 1, 2, 4, 8 }, { when = function(c) return small(c) and c.raster == "row" and c.min_blocks == 1 end })
 
 derive(function(c, dev)
   -- the template reads loaders everywhere: the warp-specialised kinds have producers
   if c.loaders == nil then c.loaders = "producers" end
+  if c.min_blocks == nil then c.min_blocks = 1 end
+  if c.warp == nil then c.warp = "block" end
+  -- 4 floats after each row of A's stage spread its rows over the banks (a
+  -- fixed choice since the warp tiles came in: the space's size)
+  c.pad = 4
   c.consumer_threads = (c.bm // c.tm) * (c.bn // c.tn)
+  local lanes_m = ({ wide = 4, tall = 8 })[c.warp]
+  c.wm = lanes_m and lanes_m * c.tm or c.bm
+  c.wn = lanes_m and (32 // lanes_m) * c.tn or c.bn
   c.threads = c.consumer_threads + (c.loaders == "producers" and 32 * c.producer_warps or 0)
   c.bar_area = (c.barrier == "cuda_barrier" or c.barrier == "mbarrier") and 512 or 0
   local a_stage = c.a_layout == "k" and c.bk * (c.bm + c.pad) or c.bm * (c.bk + c.pad)
@@ -87,8 +102,14 @@ device_limits()
 constraint("consumers are whole warps, at most 512 threads (registers)", function(c)
   return c.consumer_threads % 32 == 0 and c.consumer_threads <= 512
 end)
+constraint("warp tiles tile the block tile", function(c)
+  return c.bm % c.wm == 0 and c.bn % c.wn == 0
+end)
 constraint("register loading through all warps double-buffers: two stages", function(c)
   return not (c.loaders == "all" and c.producer == "regs") or c.stages == 2
+end)
+constraint("one block per SM leaves registers for the accumulators and fragments (2 tm tn)", function(c, dev)
+  return dev.regs_per_sm // c.threads >= 2 * c.tm * c.tn
 end)
 constraint("two blocks per SM fit the shared memory and threads", function(c, dev)
   return c.min_blocks == 1 or (2 * c.smem_bytes <= dev.smem_per_sm and 2 * c.threads <= dev.max_threads_per_sm)
@@ -109,14 +130,14 @@ end)
 -- Beside the best in every bench and report: the classic kernel, and the
 -- seed's two kernels at its 4 + 4-warp shape (128 consumer threads).
 baseline("classic 128x128x8 (all warps, registers)", { barrier = "syncthreads", loaders = "all",
-  producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, stages = 2, a_layout = "k",
-  pad = 4, raster = "row", min_blocks = 1, split = 1 })
+  producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, warp = "block", stages = 2,
+  a_layout = "k", raster = "row", split = 1 })
 local seed = { producer = "regs", producer_warps = 4, bm = 128, bn = 64, bk = 16, tm = 8, tn = 8,
-  stages = 2, a_layout = "k", pad = 4, raster = "row", min_blocks = 1, split = 1 }
+  warp = "block", stages = 2, a_layout = "k", raster = "row", split = 1 }
 local function at(t) return merged(seed, t) end
 baseline("seed shape 4+4, __syncthreads", at({ barrier = "syncthreads", loaders = "producers" }))
 baseline("seed shape 4+4, cuda::barrier", at({ barrier = "cuda_barrier" }))
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU (sm_70+).
 portable("portable", { barrier = "syncthreads", loaders = "all", producer = "regs", bm = 64,
-  bn = 64, bk = 8, tm = 4, tn = 4, stages = 2, a_layout = "k", pad = 4, raster = "row",
+  bn = 64, bk = 8, tm = 4, tn = 4, stages = 2, a_layout = "k", raster = "row",
   min_blocks = 1, split = 1 })

@@ -6,7 +6,7 @@
 # are printed. Its faults (TF32, a relative 1e-4) are gpu_faults'.
 . "$(dirname "$0")/lib.sh" "$@"
 skip_without_gpu
-"$bartune" run gen/sgemm.lua bm=128 bn=128 bk=16 tm=8 tn=8 stages=3 a_layout=m pad=4 raster=row \
+"$bartune" run gen/sgemm.lua bm=128 bn=128 bk=16 tm=8 tn=8 warp=block stages=3 a_layout=m raster=row \
     min_blocks=1 split=1 producer_warps=2 --reps 10 --timeout 5 --no-emit --results "$tmp/r" \
     --kernels "$tmp/k" >"$tmp/out" 2>&1 || fail "run failed: $(tail -5 "$tmp/out")"
 f=$(ls "$tmp"/r/*/sgemm.jsonl)

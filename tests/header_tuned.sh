@@ -34,7 +34,7 @@ for flags in "-gencode=arch=compute_90a,code=sm_90a" "-arch=sm_90"; do
         tests/header/gemm_bf16_other.cu -o "$tmp/g" 2>"$tmp/err" || fail "gemm_bf16 ($flags): $(head -20 "$tmp/err")"
 done
 tune sgemm --size M=256 --size N=256 --size K=128 barrier=syncthreads loaders=all producer=regs bm=64 bn=64 \
-    bk=8 tm=4 tn=4 a_layout=k pad=0 raster=row min_blocks=1 split=1
+    bk=8 tm=4 tn=4 a_layout=k raster=row min_blocks=1 split=1
 "$nvcc" -arch=sm_90 "${werror[@]}" -I "$tmp/k" -I tests/header tests/header/sgemm_consumer.cu \
     tests/header/sgemm_other.cu -o "$tmp/s" 2>"$tmp/err" || fail "sgemm: $(head -20 "$tmp/err")"
 tune pipeline --size n=100000 barrier=none consumer_warps=4 cvec=4 chunk=stride

@@ -26,7 +26,7 @@ for kind in "${kinds[@]}"; do
             case $producer/$kind/$layout in bulk/*mbarrier*/m) ;; bulk/*) continue ;; esac
             stages=3
             [ $producer = regs ] && stages=2
-            sel="$kind producer=$producer a_layout=$layout bm=128 bn=64 bk=16 tm=8 tn=8 stages=$stages pad=4 raster=grouped min_blocks=1"
+            sel="$kind producer=$producer a_layout=$layout bm=128 bn=64 bk=16 tm=8 tn=8 warp=block stages=$stages raster=grouped min_blocks=1"
             i=$((i + 1))
             "$bartune" render gen/sgemm.lua $sel >"$tmp/$i.cu" 2>"$tmp/$i.err" ||
                 { echo "render $sel: $(cat "$tmp/$i.err")"; fail=1; continue; }
@@ -54,7 +54,7 @@ done
 for kind in "barrier=syncthreads loaders=all producer=cp_async a_layout=k stages=3" \
     "barrier=mbarrier producer_warps=2 producer=bulk a_layout=m stages=3"; do
     i=$((i + 1))
-    sel="$kind bm=128 bn=64 bk=16 tm=8 tn=8 pad=4 raster=row min_blocks=1 split=4"
+    sel="$kind bm=128 bn=64 bk=16 tm=8 tn=8 warp=block raster=row min_blocks=1 split=4"
     "$bartune" render gen/sgemm.lua $sel >"$tmp/$i.cu" 2>"$tmp/$i.err" || { echo "render $sel: $(cat "$tmp/$i.err")"; fail=1; continue; }
     for arch in sm_90 sm_80; do
         "$nvcc" -cubin -arch=$arch -std=c++17 -O3 -o "$tmp/$i.$arch.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||

@@ -2,6 +2,12 @@
 // by the loaders, the compute and the schedules.
 constexpr int kBM = $(bm), kBN = $(bn), kBK = $(bk);  // block tile, k-tile
 constexpr int kTM = $(tm), kTN = $(tn);                // one consumer thread's tile of C
+// The tile of C a group of consumer threads shares (a warp's own wm x wn, or
+// the whole block tile): its threads' float4 reads of a stage stay within
+// the group's rows of A and columns of B, so a warp reads fewer distinct
+// words of each stage than when its threads spread over the whole tile.
+constexpr int kWM = $(wm), kWN = $(wn);
+constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
 constexpr int kStages = $(stages);
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = $(loaders == "all" and 0 or producer_warps * 32);
@@ -25,6 +31,9 @@ constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile'
 static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
               "space and template disagree on shared memory");
 static_assert(kConsumerThreads % 32 == 0, "consumers are whole warps");
+static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % kTM == 0 && kWN % kTN == 0 &&
+                  (kGroupThreads % 32 == 0 || kGroupThreads == kConsumerThreads),
+              "groups of whole warps tile the block tile");
 static_assert(kBK % 4 == 0 && kTM % 4 == 0 && kTN % 4 == 0 && kAStride % 4 == 0,
               "float4 fragments");
 static_assert(kStages >= 2, "a ring of at least two stages");

@@ -1,18 +1,27 @@
-// Consumers: each thread accumulates a kTM x kTN tile of C in registers.
-// Its rows are kTM / 4 runs of 4, spread kBM / (kTM / 4) apart (likewise its
-// columns), so that a warp's float4 reads of a stage hit distinct banks or
-// broadcast, never the same bank twice.
-__device__ __forceinline__ int row_of(int trow, int i) {
-    return i / 4 * (kBM / (kTM / 4)) + trow * 4 + i % 4;
+// Consumers: each thread accumulates a kTM x kTN tile of C in registers,
+// within its group's kWM x kWN tile (a warp's, or the whole block's). Its
+// rows are kTM / 4 runs of 4, spread kWM / (kTM / 4) apart within the group
+// (likewise its columns), so that a warp's float4 reads of a stage hit
+// distinct banks or broadcast, never the same bank twice.
+struct Place {
+    int r0, c0;      // the group's tile of C within the block's
+    int lrow, lcol;  // this thread within the group
+};
+__host__ __device__ __forceinline__ Place place_of(int ctid) {
+    const int grp = ctid / kGroupThreads, lane = ctid % kGroupThreads;
+    return {grp / (kBN / kWN) * kWM, grp % (kBN / kWN) * kWN, lane / (kWN / kTN), lane % (kWN / kTN)};
 }
-__device__ __forceinline__ int col_of(int tcol, int j) {
-    return j / 4 * (kBN / (kTN / 4)) + tcol * 4 + j % 4;
+__host__ __device__ __forceinline__ int row_of(const Place& p, int i) {
+    return p.r0 + i / 4 * (kWM / (kTM / 4)) + p.lrow * 4 + i % 4;
+}
+__host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
+    return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
 // One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
-    const int tcol = ctid % (kBN / kTN), trow = ctid / (kBN / kTN);
+    const Place pl = place_of(ctid);
 #pragma unroll
     for (int kk = 0; kk < kBK; kk += 4) {
         float a[4][kTM], b[4][kTN];
@@ -20,7 +29,7 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
         for (int q = 0; q < 4; ++q)
 #pragma unroll
             for (int j = 0; j < kTN; j += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(Bs + (kk + q) * kBN + col_of(tcol, j));
+                const float4 v = *reinterpret_cast<const float4*>(Bs + (kk + q) * kBN + col_of(pl, j));
                 b[q][j] = v.x, b[q][j + 1] = v.y, b[q][j + 2] = v.z, b[q][j + 3] = v.w;
             }
 //% if a_layout == "k" then
@@ -28,13 +37,13 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
         for (int q = 0; q < 4; ++q)
 #pragma unroll
             for (int i = 0; i < kTM; i += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(As + (kk + q) * kAStride + row_of(trow, i));
+                const float4 v = *reinterpret_cast<const float4*>(As + (kk + q) * kAStride + row_of(pl, i));
                 a[q][i] = v.x, a[q][i + 1] = v.y, a[q][i + 2] = v.z, a[q][i + 3] = v.w;
             }
 //% else
 #pragma unroll
         for (int i = 0; i < kTM; ++i) {  // four k of one row of A at once
-            const float4 v = *reinterpret_cast<const float4*>(As + row_of(trow, i) * kAStride + kk);
+            const float4 v = *reinterpret_cast<const float4*>(As + row_of(pl, i) * kAStride + kk);
             a[0][i] = v.x, a[1][i] = v.y, a[2][i] = v.z, a[3][i] = v.w;
         }
 //% end
@@ -50,16 +59,16 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
 // C = alpha * acc + beta * C for this thread's elements inside M x N; C is
 // not read when beta is 0 (BLAS: C may hold anything then).
 __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float (&acc)[kTM][kTN]) {
-    const int tcol = ctid % (kBN / kTN), trow = ctid / (kBN / kTN);
+    const Place pl = place_of(ctid);
     const bool read_c = g.beta != 0.0f;
 #pragma unroll
     for (int i = 0; i < kTM; ++i) {
-        const int gm = g.m0 + row_of(trow, i);
+        const int gm = g.m0 + row_of(pl, i);
         if (gm >= g.M) continue;
         float* crow = g.C + (long long)gm * g.ldc;
 #pragma unroll
         for (int j = 0; j < kTN; j += 4) {
-            const int gn = g.n0 + col_of(tcol, j);
+            const int gn = g.n0 + col_of(pl, j);
             if (g.c_vec && gn + 4 <= g.N) {
                 float4 c = read_c ? *reinterpret_cast<const float4*>(crow + gn) : make_float4(0, 0, 0, 0);
                 c.x = fmaf(g.alpha, acc[i][j], g.beta * c.x);
@@ -91,27 +100,27 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     cg::cluster_group cluster = cg::this_cluster();
     float* sums = reinterpret_cast<float*>(smem + kBarArea);
     const bool first = cluster.block_rank() == 0;
-    const int tcol = ctid % (kBN / kTN), trow = ctid / (kBN / kTN);
+    const Place pl = place_of(ctid);
     cluster.sync();  // every block is done with its stages: the first block's become `sums`
     if (first && ctid >= 0)
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; ++j) sums[row_of(trow, i) * kBN + col_of(tcol, j)] = acc[i][j];
+            for (int j = 0; j < kTN; ++j) sums[row_of(pl, i) * kBN + col_of(pl, j)] = acc[i][j];
     cluster.sync();
     if (!first && ctid >= 0) {
         float* into = cluster.map_shared_rank(sums, 0);
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; ++j) atomicAdd(into + row_of(trow, i) * kBN + col_of(tcol, j), acc[i][j]);
+            for (int j = 0; j < kTN; ++j) atomicAdd(into + row_of(pl, i) * kBN + col_of(pl, j), acc[i][j]);
     }
     cluster.sync();  // all sums are in; the other blocks may end
     if (first && ctid >= 0) {
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; ++j) acc[i][j] = sums[row_of(trow, i) * kBN + col_of(tcol, j)];
+            for (int j = 0; j < kTN; ++j) acc[i][j] = sums[row_of(pl, i) * kBN + col_of(pl, j)];
         store_tile(g, ctid, acc);
     }
 //% end

@@ -34,6 +34,7 @@ derive(function(c)
   c.barrier, c.loaders, c.producer = "syncthreads", "all", "regs"
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
   c.a_layout, c.pad, c.raster, c.split = "k", 4, "row", 1
+  c.wm, c.wn = c.bm, c.bn  -- threads spread over the whole tile (templates/sgemm/compute.cuh)
   c.threads = (c.bm // c.tm) * (c.bn // c.tn)
   c.bar_area = 0
   c.smem_bytes = c.stages * (c.bk * (c.bm + c.pad) + c.bk * c.bn) * 4
