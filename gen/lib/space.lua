@@ -196,6 +196,21 @@ function M.load(text, chunkname, read, read_problem)
       if S.racecheck_blind then error("racecheck_blind() is declared twice", 2) end
       S.racecheck_blind = fn
     end,
+    -- sync_racecheck_blind(c): why racecheck cannot judge a ring of the
+    -- barrier protocols in templates/pipeline/sync_*.cuh (c.barrier, and
+    -- c.release for mbarrier), nil where it can; measured on the H200 with
+    -- tools/race-probe.cu (NOTES.md 2026-12-01). racecheck_blind(
+    -- sync_racecheck_blind) in a space that uses them.
+    sync_racecheck_blind = function(c)
+      if c.barrier == "named" then
+        return "bar.arrive rings: racecheck flags a correct one when several blocks share an SM " ..
+          "and misses a real race (a stage released before it is read) with one block per SM"
+      end
+      if c.barrier == "mbarrier" and c.release == "warp" then
+        return "lane 0 arrives for its warp after __syncwarp: racecheck flags every read of such " ..
+          "a ring, though correct (the same ring with per-thread arrivals is clean)"
+      end
+    end,
     -- merged(a, b): a new table with a's pairs, then b's (for baselines
     -- that differ from a common configuration in a few values)
     merged = function(a, b)

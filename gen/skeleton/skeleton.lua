@@ -48,16 +48,7 @@ end)
 -- The rings racecheck cannot judge (measured on the H200 with
 -- tools/race-probe.cu, NOTES.md 2026-12-01): run --sanitize skips racecheck
 -- there and says why.
-racecheck_blind(function(c)
-  if c.barrier == "named" then
-    return "bar.arrive rings: racecheck flags a correct one when several blocks share an SM " ..
-      "and misses a real race (a stage released before it is read) with one block per SM"
-  end
-  if c.barrier == "mbarrier" and c.release == "warp" then
-    return "lane 0 arrives for its warp after __syncwarp: racecheck flags every read of such " ..
-      "a ring, though correct (the same ring with per-thread arrivals is clean)"
-  end
-end)
+racecheck_blind(sync_racecheck_blind)
 
 device_limits()
 constraint("named barrier ids 1..15: two per stage", function(c)
