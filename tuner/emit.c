@@ -258,7 +258,8 @@ static const char COMMON_HEAD[] =
     "        if (e == cudaSuccess) {\n"
     "            const bool own = p.sharedSizeBytes >= q.sharedSizeBytes + 16384;  // sm_90a code\n"
     "            c = a.ptxVersion >= min_cc && (!specific || own) ? 2 : 1;\n"
-    "        } else if (e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice)\n"
+    "        } else if (e == cudaErrorInvalidDeviceFunction || e == "
+    "cudaErrorNoKernelImageForDevice)\n"
     "            c = 1;  // no code for this device: final\n"
     "        if (e != cudaSuccess && !pending) (void)cudaGetLastError();  // ours\n"
     "        if (c == 0) return false;  // not cached: a later call asks again\n"
@@ -316,20 +317,19 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
               "nothing to do\n");
     json_t *maps = json_object_get(geo, "tensor_maps");
     sb_maps(b, problem, maps);
-    sb_printf(
-        b,
-        "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
-        "    // CUDA 13.0): it is called only while the kernel's limit is below what it\n"
-        "    // needs, so only a process's first call of a variant can clear one\n"
-        "    cudaFuncAttributes bt_fa;\n"
-        "    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);\n"
-        "    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
-        "        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-        "(int)bt_smem);\n"
-        "    if (bt_e != cudaSuccess) return bt_e;\n"
-        "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
-        "    // caller left pending stays the caller's)\n"
-        "    void *bt_args[] = {");
+    sb_printf(b, "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
+                 "    // CUDA 13.0): it is called only while the kernel's limit is below what it\n"
+                 "    // needs, so only a process's first call of a variant can clear one\n"
+                 "    cudaFuncAttributes bt_fa;\n"
+                 "    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);\n"
+                 "    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
+                 "        bt_e = cudaFuncSetAttribute(bt_kernel, "
+                 "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                 "(int)bt_smem);\n"
+                 "    if (bt_e != cudaSuccess) return bt_e;\n"
+                 "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
+                 "    // caller left pending stays the caller's)\n"
+                 "    void *bt_args[] = {");
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
         sb_printf(b, "%s(void *)&%s", i ? ", " : "", json_string_value(a));
