@@ -12,6 +12,8 @@
 #   diag    the headers' probe attributes as the runtime reports them
 #   race2   the probe at 264 blocks and with a slow producer; the skeleton's named ring again
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
+#   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (run emits)
+#   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
 #   tune-pipeline  the pipeline space (PIPE_ARGS: e.g. a strategy; run emits)
 #   pack    results/ and kernels/ as $OUT/results.tgz
@@ -142,6 +144,14 @@ for line in sys.stdin:
           done
           statuses results/*/gemm_bf16.jsonl
           $b emit gen/gemm_bf16.lua 2>&1 | tail -5 ;;
+    tune-sgemm) # the eight shapes in one run (one expansion), ils, SGEMM_BUDGET s each; then emit
+          timeout "${SGEMM_TIMEOUT:-540}" $b run gen/sgemm.lua --strategy ils --budget "${SGEMM_BUDGET:-45}s" \
+              --timeout 3 >"$out/tune-sgemm.log" 2>&1
+          echo "run rc=$?"
+          grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-sgemm.log" | cut -c1-220
+          statuses results/*/sgemm.jsonl ;;
+    bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
+          echo "bench rc=$?"; grep -v "^$" "$out/bench-sgemm.log" | cut -c1-200 | tail -40 ;;
     errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
     # shellcheck disable=SC2086 # PIPE_ARGS are words
     tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1
