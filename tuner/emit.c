@@ -317,19 +317,28 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
               "nothing to do\n");
     json_t *maps = json_object_get(geo, "tensor_maps");
     sb_maps(b, problem, maps);
-    sb_printf(b, "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
-                 "    // CUDA 13.0): it is called only while the kernel's limit is below what it\n"
-                 "    // needs, so only a process's first call of a variant can clear one\n"
-                 "    cudaFuncAttributes bt_fa;\n"
-                 "    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);\n"
-                 "    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
-                 "        bt_e = cudaFuncSetAttribute(bt_kernel, "
-                 "cudaFuncAttributeMaxDynamicSharedMemorySize, "
-                 "(int)bt_smem);\n"
-                 "    if (bt_e != cudaSuccess) return bt_e;\n"
-                 "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
-                 "    // caller left pending stays the caller's)\n"
-                 "    void *bt_args[] = {");
+    sb_printf(
+        b, "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
+           "    // CUDA 13.0): the kernel's limit is read, and raised, only while it is\n"
+           "    // below what a call needs (kept per device), so only a process's first\n"
+           "    // call of a variant can clear one, and later calls pay no query\n"
+           "    static std::atomic<long long> bt_limit[64];\n"
+           "    const bool bt_known = bt_dev >= 0 && bt_dev < 64;\n"
+           "    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {\n"
+           "        cudaFuncAttributes bt_fa;\n"
+           "        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);\n"
+           "        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
+           "            bt_e = cudaFuncSetAttribute(bt_kernel, "
+           "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);\n"
+           "        if (bt_e != cudaSuccess) return bt_e;\n"
+           "        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;\n"
+           "        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, "
+           "bt_smem)) {\n"
+           "        }\n"
+           "    }\n"
+           "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
+           "    // caller left pending stays the caller's)\n"
+           "    void *bt_args[] = {");
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
         sb_printf(b, "%s(void *)&%s", i ? ", " : "", json_string_value(a));

@@ -1128,13 +1128,21 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
-    // CUDA 13.0): it is called only while the kernel's limit is below what it
-    // needs, so only a process's first call of a variant can clear one
-    cudaFuncAttributes bt_fa;
-    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
-    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
-        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
-    if (bt_e != cudaSuccess) return bt_e;
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device), so only a process's first
+    // call of a variant can clear one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1};
@@ -1961,13 +1969,21 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
-    // CUDA 13.0): it is called only while the kernel's limit is below what it
-    // needs, so only a process's first call of a variant can clear one
-    cudaFuncAttributes bt_fa;
-    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
-    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
-        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
-    if (bt_e != cudaSuccess) return bt_e;
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device), so only a process's first
+    // call of a variant can clear one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1, (void *)&bt_map2};
@@ -2794,13 +2810,21 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
-    // CUDA 13.0): it is called only while the kernel's limit is below what it
-    // needs, so only a process's first call of a variant can clear one
-    cudaFuncAttributes bt_fa;
-    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
-    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
-        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
-    if (bt_e != cudaSuccess) return bt_e;
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device), so only a process's first
+    // call of a variant can clear one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1, (void *)&bt_map2};
@@ -3627,13 +3651,21 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
-    // CUDA 13.0): it is called only while the kernel's limit is below what it
-    // needs, so only a process's first call of a variant can clear one
-    cudaFuncAttributes bt_fa;
-    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
-    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
-        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
-    if (bt_e != cudaSuccess) return bt_e;
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device), so only a process's first
+    // call of a variant can clear one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1, (void *)&bt_map2};
@@ -4462,13 +4494,21 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
-    // CUDA 13.0): it is called only while the kernel's limit is below what it
-    // needs, so only a process's first call of a variant can clear one
-    cudaFuncAttributes bt_fa;
-    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
-    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
-        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
-    if (bt_e != cudaSuccess) return bt_e;
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device), so only a process's first
+    // call of a variant can clear one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1, (void *)&bt_map2};
@@ -5223,13 +5263,21 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
-    // CUDA 13.0): it is called only while the kernel's limit is below what it
-    // needs, so only a process's first call of a variant can clear one
-    cudaFuncAttributes bt_fa;
-    bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
-    if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
-        bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
-    if (bt_e != cudaSuccess) return bt_e;
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device), so only a process's first
+    // call of a variant can clear one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1};
