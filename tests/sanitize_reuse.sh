@@ -32,4 +32,10 @@ PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" $one --size n=10000000 --sani
     >/dev/null 2>"$tmp/errb"
 grep -q 'sk.lua: racecheck_blind() must return nil or a string' "$tmp/errb" ||
     fail "a racecheck_blind() returning 5: $(cat "$tmp/errb")"
+sed -i 's/^racecheck_blind(function() return 5 end)$/racecheck_blind(function() return "two\\nlines" end)/' "$tmp/sk/sk.lua"
+PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" $one --size n=10000000 --sanitize --no-emit \
+    --runner "$root/tests/fake_runner.sh" --results "$tmp/rc" --kernels "$tmp/k" --cache "$tmp/c" \
+    >/dev/null 2>"$tmp/errc"
+grep -q 'racecheck_blind() must return .*printable.*got "two?lines"' "$tmp/errc" ||
+    fail "a racecheck_blind() returning two lines: $(cat "$tmp/errc")"
 echo "racecheck refused where no stage is reused or the space says it cannot judge, run where stages are"

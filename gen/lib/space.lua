@@ -591,9 +591,11 @@ function M.reuse(S, values, dev, sizes)
   if S.racecheck_blind then
     local ok, why = pcall(S.racecheck_blind, c, dev)
     if not ok then error(tostring(why) .. "\n  (in racecheck_blind() for " .. describe(c, S) .. ")", 0) end
-    if why ~= nil and why ~= false and type(why) ~= "string" then
-      error(S.file .. ": racecheck_blind() must return nil or a string (why racecheck cannot judge), got " ..
-        tostring(why) .. "\n  (for " .. describe(c, S) .. ")", 0)
+    if why ~= nil and why ~= false and not M.plain_label(why) then
+      error(S.file .. ": racecheck_blind() must return nil or a string (why racecheck cannot judge: " ..
+        "printable, at most " .. MAX_LABEL .. " characters), got " ..
+        (type(why) == "string" and '"' .. why:sub(1, 80):gsub("[%c\127]", "?") .. '"' or tostring(why)) ..
+        "\n  (for " .. describe(c, S) .. ")", 0)
     end
     out.blind = why or nil
   end
