@@ -14,6 +14,8 @@
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
 #   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (run emits)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
+#   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
+#                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
 #   tune-pipeline  the pipeline space (PIPE_ARGS: e.g. a strategy; run emits)
 #   pack    results/ and kernels/ as $OUT/results.tgz
@@ -152,6 +154,16 @@ for line in sys.stdin:
           statuses results/*/sgemm.jsonl ;;
     bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
           echo "bench rc=$?"; grep -v "^$" "$out/bench-sgemm.log" | cut -c1-200 | tail -40 ;;
+    landscapes) # complete landscapes for the search (issue 26): the skeleton at two sizes, pipeline at a second
+          rm -rf /tmp/land && $b new /tmp/land/skeleton >/dev/null
+          for n in 67108864 4194304; do
+              timeout 200 $b run /tmp/land/skeleton/skeleton.lua --size n=$n --reject 0 --no-emit \
+                  --results /tmp/land/r >>"$out/landscapes.log" 2>&1
+          done
+          timeout "${LAND_TIMEOUT:-300}" $b run gen/pipeline.lua --size n=16777216 --reject 0 --no-emit \
+              --results /tmp/land/r >>"$out/landscapes.log" 2>&1
+          grep -E "records by status|^  #1 " "$out/landscapes.log" | cut -c1-160
+          tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
     # shellcheck disable=SC2086 # PIPE_ARGS are words
     tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1
