@@ -48,5 +48,28 @@ two=$(echo "$tmp"/r/*/pipeline.jsonl)
 [ "$(grep -c ' at n=2000' "$tmp_out")" = 1 ] && ! grep -q ' at n=1000' "$tmp_out" || { echo "--size n=2000:"; cat "$tmp_out"; fail=1; }
 "$bartune" replay gen/pipeline.lua --records "$two" --size n=5 >"$tmp_out" 2>&1
 [ $? = 3 ] && grep -q "no records at the --size values" "$tmp_out" || { echo "--size n=5:"; cat "$tmp_out"; fail=1; }
-[ $fail = 0 ] && echo "every strategy within its thresholds; one landscape per size tuple"
+# warm starts: the same landscape recorded "at another size" with every time
+# moved by up to 25% either way (a landscape that predicts this one well),
+# and one with every time inverted (one that misleads): ils starts from the
+# first's best and is not trapped by the second
+perturb() { # FILE AWK-EXPRESSION-OF-v
+    awk "BEGIN { srand(7) } { if (match(\$0, /\"median_ms\":[0-9.e+-]+/)) { v = substr(\$0, RSTART + 12, RLENGTH - 12) + 0;
+        \$0 = substr(\$0, 1, RSTART + 11) sprintf(\"%.6f\", $2) substr(\$0, RSTART + RLENGTH) }
+        sub(/\"sizes\":\{\"n\":268435456\}/, \"\\\"sizes\\\":{\\\"n\\\":134217728}\"); print }" "$records" >"$1"
+}
+perturb "$tmp/near.jsonl" 'v * exp(0.25 * (2 * rand() - 1))'
+perturb "$tmp/inverted.jsonl" '1 / v'
+grep -q '"sizes":{"n":134217728}' "$tmp/near.jsonl" || { echo "the perturbed copy kept its size"; fail=1; }
+"$bartune" replay gen/pipeline.lua --records "$records" --warm-from "$tmp/near.jsonl" --seeds 30 >"$tmp_out" 2>&1 ||
+    { echo "warm replay failed:"; cat "$tmp_out"; fail=1; }
+grep -q "warm: told the best of 1 other landscape" "$tmp_out" || { echo "warm: not told"; cat "$tmp_out"; fail=1; }
+check "ils warm from a near landscape" 2 4 29
+"$bartune" replay gen/pipeline.lua --records "$records" --warm-from "$tmp/inverted.jsonl" --seeds 30 >"$tmp_out" 2>&1 ||
+    { echo "warm replay failed:"; cat "$tmp_out"; fail=1; }
+check "ils warm from an inverted landscape" 2 80 26
+"$bartune" replay gen/pipeline.lua --records "$records" --warm-from "$tmp/none.jsonl" >"$tmp_out" 2>&1
+[ $? = 3 ] && grep -q -- "--warm-from: " "$tmp_out" || { echo "a missing --warm-from file:"; cat "$tmp_out"; fail=1; }
+"$bartune" run gen/pipeline.lua --warm-from "$records" >"$tmp_out" 2>&1
+[ $? = 2 ] && grep -q -- "--warm-from is replay's" "$tmp_out" || { echo "run --warm-from:"; cat "$tmp_out"; fail=1; }
+[ $fail = 0 ] && echo "every strategy within its thresholds; one landscape per size tuple; warm starts pay and do not trap"
 exit $fail

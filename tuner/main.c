@@ -143,12 +143,15 @@ static const struct command commands[] = {
      false},
     {"replay", cmd_replay, true,
      "usage: bartune replay SPACE --records FILE [--strategy NAME] [--seeds N] [--budget N]\n"
-     "                      [--size K=V...]\n"
+     "                      [--size K=V...] [--warm-from FILE]\n"
      "Runs a search strategy (gen/lib/strategies/NAME.lua, default ils) against recorded\n"
      "results with no GPU, for seeds 1..N (default 30), and prints how many measured\n"
      "configurations it needed to come within 1, 2 and 5% of the recorded best, and its\n"
      "best after 50, 100, 200 and 500 (budget default 500). Each size tuple of the records\n"
-     "is a landscape of its own: each is replayed in turn, or those --size picks.\n",
+     "is a landscape of its own: each is replayed in turn, or those --size picks.\n"
+     "--warm-from FILE: the strategy is told the landscapes of FILE (records of other size\n"
+     "tuples or devices; the one being replayed left out when FILE is the --records file),\n"
+     "best configurations first (space.elsewhere), and starts from them.\n",
      false},
 };
 
@@ -311,6 +314,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_ROOT,
         O_ARCH,
         O_RECORDS,
+        O_WARM_FROM,
         O_NVCC,
         O_RUNNER,
         O_TEMPLATES
@@ -341,6 +345,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"root", required_argument, NULL, O_ROOT},
         {"arch", required_argument, NULL, O_ARCH},
         {"records", required_argument, NULL, O_RECORDS},
+        {"warm-from", required_argument, NULL, O_WARM_FROM},
         {"nvcc", required_argument, NULL, O_NVCC},
         {"runner", required_argument, NULL, O_RUNNER},
         {"templates", required_argument, NULL, O_TEMPLATES},
@@ -473,6 +478,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         case O_RECORDS:
             o->records = optarg;
             break;
+        case O_WARM_FROM:
+            o->warm_from = optarg;
+            break;
         case O_NVCC:
             o->nvcc = optarg;
             break;
@@ -500,6 +508,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             return usage_error(cmdspace, "unexpected argument '%s' (overrides are name=value)", a);
         }
     }
+    if (o->warm_from && strcmp(cmd->name, "replay"))
+        return usage_error(cmdspace, "%s",
+                           "--warm-from is replay's (a run does not start from other records yet)");
     if (o->shard_count > 1 && o->strategy)
         return usage_error(cmdspace, "%s",
                            "--shard splits the whole space; a --strategy searches one space: "

@@ -19,7 +19,8 @@ typedef struct {
     const char *arch;      /* list/render/compile without a GPU: "sm_90" */
     const char *runner;    /* path of bartune-runner */
     const char *nvcc;
-    const char *records; /* emit: a results file to read instead of results/<key>/ */
+    const char *records;   /* emit: a results file to read instead of results/<key>/ */
+    const char *warm_from; /* replay: records whose other landscapes the strategy starts from */
     struct size_override {
         char *name;
         long long value;

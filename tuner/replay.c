@@ -68,15 +68,32 @@ static bool sizes_match(const options *o, json_t *sizes) {
     return true;
 }
 
+/* The landscapes of `warm` a replay at `sizes` starts from: every size tuple
+ * of it (of every device in it), but `sizes` itself where warm is the file
+ * being replayed. */
+static json_t *warm_landscapes(json_t *warm, bool same_file, json_t *sizes) {
+    json_t *out = json_array(), *all = results_sizes(warm), *z;
+    size_t i;
+    json_array_foreach(all, i, z) {
+        if (same_file && json_equal(z, sizes)) continue;
+        json_array_append_new(out, results_at(warm, z));
+    }
+    json_decref(all);
+    return out;
+}
+
 /* One size tuple's landscape replayed; its summary printed. */
-static bool replay_at(space *s, const options *o, json_t *recs, json_t *sizes, const char *text,
-                      const char *chunkname) {
+static bool replay_at(space *s, const options *o, json_t *recs, json_t *warm, json_t *sizes,
+                      const char *text, const char *chunkname) {
     device_info d;
     record_device(json_array_get(recs, 0), &d);
     char *err = NULL;
     json_t *at = results_at(recs, sizes);
-    json_t *res = space_replay(s, &d, at, text, chunkname, o->seeds, o->budget, &err);
+    json_t *from = warm ? warm_landscapes(warm, !strcmp(o->warm_from, o->records), sizes) : NULL;
+    json_t *res = space_replay(s, &d, at, from, text, chunkname, o->seeds, o->budget, &err);
     json_decref(at);
+    size_t n_from = json_array_size(from);
+    json_decref(from);
     char *where = sizes_describe(sizes);
     if (!res) {
         msg_error("%s (records at %s)", err, where);
@@ -92,6 +109,9 @@ static bool replay_at(space *s, const options *o, json_t *recs, json_t *sizes, c
            (long long)json_integer_value(json_object_get(res, "ok")),
            json_number_value(json_object_get(res, "best")), o->seeds, o->budget);
     free(where);
+    if (warm)
+        printf("  warm: told the best of %zu other landscape(s) of %s first (space.elsewhere)\n",
+               n_from, o->warm_from);
     print_within(runs, "1");
     print_within(runs, "2");
     print_within(runs, "5");
@@ -118,10 +138,19 @@ int cmd_replay(const options *o) {
     if (!s) return EXIT_INPUT;
     int dropped, rc = EXIT_OK;
     char *err = NULL, *chunkname = NULL;
-    json_t *recs = results_load(o->records, NULL, &dropped, &err);
+    json_t *recs = results_load(o->records, NULL, &dropped, &err), *warm = NULL;
     char *text = recs ? strategy_load(o, &chunkname) : NULL;
     if (!recs) msg_error("%s", err);
     if (!recs || !text) rc = EXIT_INPUT;
+    if (rc == EXIT_OK && o->warm_from &&
+        !(warm = results_load(o->warm_from, NULL, &dropped, &err))) {
+        msg_error("--warm-from: %s", err);
+        rc = EXIT_INPUT;
+    } else if (rc == EXIT_OK && warm && !json_array_size(warm)) {
+        msg_error("--warm-from: %s holds no records (is it a results file of this space?)",
+                  o->warm_from);
+        rc = EXIT_INPUT;
+    }
     if (rc == EXIT_OK && !json_array_size(recs)) {
         msg_error("%s holds no records", o->records);
         rc = EXIT_INPUT;
@@ -133,7 +162,7 @@ int cmd_replay(const options *o) {
     json_array_foreach(all, i, sizes) {
         if (proc_interrupted) rc = EXIT_INTERRUPTED;
         if (rc != EXIT_OK || !sizes_match(o, sizes)) continue;
-        if (!replay_at(s, o, recs, sizes, text, chunkname)) rc = EXIT_INPUT;
+        if (!replay_at(s, o, recs, warm, sizes, text, chunkname)) rc = EXIT_INPUT;
         replayed++;
     }
     if (rc == EXIT_OK && !replayed) {
@@ -145,6 +174,7 @@ int cmd_replay(const options *o) {
     free(text);
     free(chunkname);
     json_decref(recs);
+    json_decref(warm);
     space_close(s);
     return rc;
 }

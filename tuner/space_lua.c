@@ -843,8 +843,9 @@ static void push_landscape(lua_State *L, json_t *records) {
     }
 }
 
-json_t *space_replay(space *s, const device_info *dev, json_t *records, const char *strategy,
-                     const char *chunkname, int seeds, int budget, char **err) {
+json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *warm,
+                     const char *strategy, const char *chunkname, int seeds, int budget,
+                     char **err) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref); /* search */
     lua_getfield(L, -1, "replay");                    /* search fn */
@@ -855,7 +856,14 @@ json_t *space_replay(space *s, const device_info *dev, json_t *records, const ch
     lua_pushstring(L, chunkname);
     lua_pushinteger(L, seeds);
     lua_pushinteger(L, budget); /* search fn S dev land text name seeds budget */
-    if (!call(s, 7, 1, err)) {
+    lua_createtable(L, (int)json_array_size(warm), 0); /* ... warm: the other landscapes */
+    json_t *w;
+    size_t i;
+    json_array_foreach(warm, i, w) {
+        push_landscape(L, w);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    if (!call(s, 8, 1, err)) {
         lua_pop(L, 1);
         return NULL;
     }

@@ -10,6 +10,9 @@
 --                             candidates that differ from c in one value;
 --                             space.find(values): the candidate with those
 --                             values, or nil where the constraints rule it out;
+--                             space.elsewhere: candidates that were fastest in
+--                             other landscapes (replay --warm-from), best
+--                             first; empty when nothing is known;
 --                             rng:int(n) in 1..n, rng:float() in [0, 1)
 --   ask(k)                    up to k candidates to evaluate next (none: done)
 --   tell(c, result)           result.status ("ok", "over_occupancy", ...) and,
@@ -100,9 +103,9 @@ end
 -- The view of the space a strategy gets, with neighbours by one value: a
 -- fresh one for every search (every seed of a replay), over the read-only
 -- candidates.
-local function space_view(cands, params, by_desc)
+local function space_view(cands, params, by_desc, elsewhere)
   by_desc = by_desc or index_of(cands)
-  local view = { candidates = cands, params = params }
+  local view = { candidates = cands, params = params, elsewhere = readonly(elsewhere or {}) }
   local function frozen() return readonly(view) end
   -- The candidate with exactly these values, or nil (not valid in the space).
   function view.find(values) return by_desc[M.describe(values)] end
@@ -208,9 +211,38 @@ end
 
 -- Replays `seeds` seeds; returns a list of replay_one results and the
 -- number of candidates and of ok ones.
-function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
+-- What other landscapes (desc -> { status, ms }) say, as this space's
+-- candidates: each landscape's ok ones fastest first, the landscapes taken
+-- in turn (every one's best, then every one's second...), each candidate
+-- once, at most MAX_ELSEWHERE.
+local MAX_ELSEWHERE = 64
+local function elsewhere_of(warm, by_desc)
+  local ranked = {}
+  for _, land in ipairs(warm or {}) do
+    local list = {}
+    for desc, r in pairs(land) do
+      if r.status == "ok" and by_desc[desc] then list[#list + 1] = { desc = desc, ms = r.ms } end
+    end
+    table.sort(list, function(a, b) return a.ms < b.ms or (a.ms == b.ms and a.desc < b.desc) end)
+    ranked[#ranked + 1] = list
+  end
+  local out, seen = {}, {}
+  for rank = 1, MAX_ELSEWHERE do
+    for _, list in ipairs(ranked) do
+      local e = list[rank]
+      if e and not seen[e.desc] and #out < MAX_ELSEWHERE then
+        seen[e.desc] = true
+        out[#out + 1] = by_desc[e.desc]
+      end
+    end
+  end
+  return out
+end
+
+function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget, warm)
   local cands, params = M.candidates(S, dev)
   local by_desc = index_of(cands)
+  local elsewhere = elsewhere_of(warm, by_desc)
   local best, ok = nil, 0
   for _, c in ipairs(cands) do
     local r = landscape[c.desc]
@@ -222,8 +254,8 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget)
   if not best then error("the records hold no ok measurement of this space's candidates", 0) end
   local runs = {}
   for seed = 1, seeds do -- each seed its own strategy state and view: independent searches
-    runs[#runs + 1] = replay_one(st_text, chunkname, cands, space_view(cands, params, by_desc), landscape,
-      best, budget, seed)
+    runs[#runs + 1] = replay_one(st_text, chunkname, cands, space_view(cands, params, by_desc, elsewhere),
+      landscape, best, budget, seed)
   end
   -- the median over seeds of best-so-far after each measured configuration
   -- (a seed with nothing verified yet counts as infinitely far)
