@@ -29,4 +29,21 @@ FAKE_RUNNER_DELAY=0.2 run d 5 3s
 n=$(configs d | wc -l)
 [ "$n" -ge 1 ] && [ "$n" -lt 60 ] || fail "a 3 s budget measured $n configurations"
 grep -q "budget" "$tmp/d.err" || grep -q "measured" "$tmp/d.err" || fail "a 3 s budget: $(tail -3 "$tmp/d.err")"
-echo "strategy runs keep their budget, compile what they ask, repeat with a seed, resume"
+# a warm start: run at another size on the same results file starts from the
+# fastest of what was recorded at n=1000 (the fake runner times a cubin the
+# same at every size: the first candidate asked is one of the fastest there)
+FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua --strategy ils --budget 40 --seed 3 --size n=1000 \
+    --runner "$root/tests/fake_runner.sh" --results "$tmp/w/r" --kernels "$tmp/w/k" --cache "$tmp/c" \
+    --no-emit >/dev/null 2>"$tmp/w1.err" || { cat "$tmp/w1.err"; fail "warm: the first run failed"; }
+grep -q "starts from the fastest" "$tmp/w1.err" && fail "the first size started warm from nothing"
+FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua --strategy ils --budget 5 --seed 3 --size n=2000 \
+    --runner "$root/tests/fake_runner.sh" --results "$tmp/w/r" --kernels "$tmp/w/k" --cache "$tmp/c" \
+    --no-emit >/dev/null 2>"$tmp/w2.err" || { cat "$tmp/w2.err"; fail "warm: the second run failed"; }
+grep -q "strategy ils starts from the fastest of 1 other size tuple(s)" "$tmp/w2.err" ||
+    fail "the second size did not say what it starts from: $(head -5 "$tmp/w2.err")"
+file=$(ls "$tmp"/w/r/*/pipeline.jsonl)
+best=$(grep '"n":1000' "$file" | grep '"status":"ok"' | grep -o '"median_ms":[0-9.]*' | sort -t: -k2 -g | head -1)
+first=$(grep '"n":2000' "$file" | head -1 | grep -o '"median_ms":[0-9.]*')
+[ -n "$best" ] && [ "$first" = "$best" ] ||
+    fail "warm: the first candidate at n=2000 took ${first:-nothing}, the best at n=1000 ${best:-nothing}"
+echo "strategy runs keep their budget, compile what they ask, repeat with a seed, resume, start warm"

@@ -509,8 +509,10 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         }
     }
     if (o->warm_from && strcmp(cmd->name, "replay"))
-        return usage_error(cmdspace, "%s",
-                           "--warm-from is replay's (a run does not start from other records yet)");
+        return usage_error(
+            cmdspace, "%s",
+            "--warm-from is replay's (a run with --strategy starts from this device's other "
+            "size tuples by itself)");
     if (o->shard_count > 1 && o->strategy)
         return usage_error(cmdspace, "%s",
                            "--shard splits the whole space; a --strategy searches one space: "

@@ -94,10 +94,11 @@ json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *
 /* A live search (run --strategy): start it over the variants of `dev` (with
  * the k=v overrides), then ask for up to k candidate ids (1-based, in the
  * order of the variant set: variant by variant, launch configuration by
- * launch configuration; 0 when done, -1 on error) and tell what each did. */
+ * launch configuration; 0 when done, -1 on error) and tell what each did.
+ * `warm` (NULL: none): other landscapes the strategy is told of first. */
 bool space_search_start(space *s, const device_info *dev, char **overrides, int n_overrides,
                         const char *strategy, const char *chunkname, long budget,
-                        unsigned long long seed, char **err);
+                        unsigned long long seed, json_t *warm, char **err);
 int space_search_ask(space *s, int k, int *ids, char **err);
 bool space_search_tell(space *s, int id, const char *status, double ms, char **err);
 

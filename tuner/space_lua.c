@@ -843,6 +843,17 @@ static void push_landscape(lua_State *L, json_t *records) {
     }
 }
 
+/* Each landscape of `warm` (an array of record arrays) as a Lua list. */
+static void push_landscapes(lua_State *L, json_t *warm) {
+    lua_createtable(L, (int)json_array_size(warm), 0);
+    json_t *w;
+    size_t i;
+    json_array_foreach(warm, i, w) {
+        push_landscape(L, w);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
 json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *warm,
                      const char *strategy, const char *chunkname, int seeds, int budget,
                      char **err) {
@@ -856,13 +867,7 @@ json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *
     lua_pushstring(L, chunkname);
     lua_pushinteger(L, seeds);
     lua_pushinteger(L, budget); /* search fn S dev land text name seeds budget */
-    lua_createtable(L, (int)json_array_size(warm), 0); /* ... warm: the other landscapes */
-    json_t *w;
-    size_t i;
-    json_array_foreach(warm, i, w) {
-        push_landscape(L, w);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    push_landscapes(L, warm);   /* ... warm: the other landscapes */
     if (!call(s, 8, 1, err)) {
         lua_pop(L, 1);
         return NULL;
@@ -874,7 +879,7 @@ json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *
 
 bool space_search_start(space *s, const device_info *dev, char **overrides, int n_overrides,
                         const char *strategy, const char *chunkname, long budget,
-                        unsigned long long seed, char **err) {
+                        unsigned long long seed, json_t *warm, char **err) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref);
     lua_getfield(L, -1, "start");
@@ -885,7 +890,8 @@ bool space_search_start(space *s, const device_info *dev, char **overrides, int 
     lua_pushstring(L, chunkname);
     lua_pushinteger(L, budget);
     lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffffffffffull));
-    bool ok = call(s, 7, 1, err);
+    push_landscapes(L, warm);
+    bool ok = call(s, 8, 1, err);
     lua_pop(L, ok ? 2 : 1);
     return ok;
 }

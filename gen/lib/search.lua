@@ -281,10 +281,11 @@ end
 -- A live search for bartune run --strategy: start, then ask and tell.
 local live
 
-function M.start(S, dev, overrides, st_text, chunkname, budget, seed)
+function M.start(S, dev, overrides, st_text, chunkname, budget, seed, warm)
   local cands, params = M.candidates(S, dev, overrides)
-  live = { cands = cands, view = space_view(cands, params), st = M.load_strategy(st_text, chunkname),
-    given = {}, chunkname = chunkname }
+  local by_desc = index_of(cands)
+  live = { cands = cands, view = space_view(cands, params, by_desc, elsewhere_of(warm, by_desc)),
+    st = M.load_strategy(st_text, chunkname), given = {}, chunkname = chunkname }
   live.st.init(live.view, budget, new_rng(seed))
   return #cands
 end
