@@ -49,7 +49,7 @@ two=$(echo "$tmp"/r/*/pipeline.jsonl)
 "$bartune" replay gen/pipeline.lua --records "$two" --size n=5 >"$tmp_out" 2>&1
 [ $? = 3 ] && grep -q "no records at the --size values" "$tmp_out" || { echo "--size n=5:"; cat "$tmp_out"; fail=1; }
 # warm starts: the same landscape recorded "at another size" with every time
-# moved by up to 25% either way (a landscape that predicts this one well),
+# scaled by a random factor from 0.78 to 1.28 (one that predicts this well),
 # and one with every time inverted (one that misleads): ils starts from the
 # first's best and is not trapped by the second
 perturb() { # FILE AWK-EXPRESSION-OF-v
