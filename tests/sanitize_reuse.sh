@@ -26,16 +26,14 @@ PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" ${one/cuda_barrier/named} --s
 race=$(grep '"tool":"racecheck"' "$tmp"/rn/*/sk.jsonl)
 grep -q 'racecheck cannot judge.*bar.arrive' <<<"$race" || fail "the named ring went to racecheck: $race"
 grep -q 'racecheck not run: racecheck cannot judge' "$tmp/errn" || fail "the run did not say why: $(cat "$tmp/errn")"
-sed -i 's/^racecheck_blind(sync_racecheck_blind)$/racecheck_blind(function() return 5 end)/' "$tmp/sk/sk.lua"
-PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" $one --size n=10000000 --sanitize --no-emit \
-    --runner "$root/tests/fake_runner.sh" --results "$tmp/rb" --kernels "$tmp/k" --cache "$tmp/c" \
-    >/dev/null 2>"$tmp/errb"
-grep -q 'sk.lua: racecheck_blind() must return nil or a string' "$tmp/errb" ||
-    fail "a racecheck_blind() returning 5: $(cat "$tmp/errb")"
-sed -i 's/^racecheck_blind(function() return 5 end)$/racecheck_blind(function() return "two\\nlines" end)/' "$tmp/sk/sk.lua"
-PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" $one --size n=10000000 --sanitize --no-emit \
-    --runner "$root/tests/fake_runner.sh" --results "$tmp/rc" --kernels "$tmp/k" --cache "$tmp/c" \
-    >/dev/null 2>"$tmp/errc"
-grep -q 'racecheck_blind() must return .*printable.*got "two?lines"' "$tmp/errc" ||
-    fail "a racecheck_blind() returning two lines: $(cat "$tmp/errc")"
+# bad_blind NAME LUA-BODY EXPECTED: a racecheck_blind() returning what it should not
+bad_blind() {
+    sed -i "s/^racecheck_blind(.*)\$/racecheck_blind(function() return $2 end)/" "$tmp/sk/sk.lua"
+    PATH=/usr/bin:/bin "$bartune" run "$tmp/sk/sk.lua" $one --size n=10000000 --sanitize --no-emit \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/r$1" --kernels "$tmp/k" --cache "$tmp/c" \
+        >/dev/null 2>"$tmp/err$1"
+    grep -q "$3" "$tmp/err$1" || fail "a racecheck_blind() returning $2: $(cat "$tmp/err$1")"
+}
+bad_blind number 5 'sk.lua: racecheck_blind() must return nil or a string'
+bad_blind lines '"two\\nlines"' 'racecheck_blind() must return .*printable.*got "two?lines"'
 echo "racecheck refused where no stage is reused or the space says it cannot judge, run where stages are"
