@@ -204,6 +204,29 @@ int main(void) {
 
     json_decref(n100);
     json_decref(n50);
+
+    /* the landscapes a search at n=1000 starts from: the nearest size first,
+     * its own left out (or kept, first, when asked) */
+    json_t *lands = json_array();
+    json_array_append_new(lands, record("ok", 1.0, 4000));
+    json_array_append_new(lands, record("ok", 1.0, 1000));
+    json_array_append_new(lands, record("ok", 2.0, 1100));
+    json_array_append_new(lands, record("ok", 3.0, 4000));
+    json_t *at = json_pack("{s:I}", "n", (json_int_t)1000);
+    json_t *near = results_landscapes_near(lands, at, true);
+    EXPECT(json_array_size(near) == 2);
+    json_t *first = json_array_get(json_array_get(near, 0), 0);
+    EXPECT(json_integer_value(json_object_get(json_object_get(first, "sizes"), "n")) == 1100);
+    EXPECT(json_array_size(json_array_get(near, 1)) == 2); /* both records at n=4000 */
+    json_decref(near);
+    near = results_landscapes_near(lands, at, false);
+    EXPECT(json_array_size(near) == 3);
+    first = json_array_get(json_array_get(near, 0), 0);
+    EXPECT(json_integer_value(json_object_get(json_object_get(first, "sizes"), "n")) == 1000);
+    json_decref(near);
+    json_decref(at);
+    json_decref(lands);
+
     char *cmd = xasprintf("rm -rf '%s'", dir);
     EXPECT(system(cmd) == 0);
     free(cmd);

@@ -68,20 +68,6 @@ static bool sizes_match(const options *o, json_t *sizes) {
     return true;
 }
 
-/* The landscapes of `warm` a replay at `sizes` starts from: every size tuple
- * of it (of every device in it), but `sizes` itself where warm is the file
- * being replayed. */
-static json_t *warm_landscapes(json_t *warm, bool same_file, json_t *sizes) {
-    json_t *out = json_array(), *all = results_sizes(warm), *z;
-    size_t i;
-    json_array_foreach(all, i, z) {
-        if (same_file && json_equal(z, sizes)) continue;
-        json_array_append_new(out, results_at(warm, z));
-    }
-    json_decref(all);
-    return out;
-}
-
 /* One size tuple's landscape replayed; its summary printed. */
 static bool replay_at(space *s, const options *o, json_t *recs, json_t *warm, json_t *sizes,
                       const char *text, const char *chunkname) {
@@ -89,7 +75,8 @@ static bool replay_at(space *s, const options *o, json_t *recs, json_t *warm, js
     record_device(json_array_get(recs, 0), &d);
     char *err = NULL;
     json_t *at = results_at(recs, sizes);
-    json_t *from = warm ? warm_landscapes(warm, !strcmp(o->warm_from, o->records), sizes) : NULL;
+    json_t *from =
+        warm ? results_landscapes_near(warm, sizes, !strcmp(o->warm_from, o->records)) : NULL;
     json_t *res = space_replay(s, &d, at, from, text, chunkname, o->seeds, o->budget, &err);
     json_decref(at);
     size_t n_from = json_array_size(from);

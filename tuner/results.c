@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,52 @@ json_t *results_at(json_t *records, json_t *sizes) {
     size_t i;
     json_array_foreach(records, i, rec) if (json_equal(json_object_get(rec, "sizes"), sizes))
         json_array_append(out, rec);
+    return out;
+}
+
+/* How far apart two size tuples are: the sum over sizes of |log2(a / b)|
+ * (a size one lacks counts as far). */
+static double sizes_distance(json_t *a, json_t *b) {
+    double d = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(a, k, v) {
+        json_t *w = json_object_get(b, k);
+        if (!json_is_integer(v) || !json_is_integer(w)) {
+            d += 64;
+            continue;
+        }
+        d += fabs(log2((double)(json_integer_value(v) + 1) / (double)(json_integer_value(w) + 1)));
+    }
+    return d;
+}
+
+typedef struct {
+    double distance;
+    size_t order;
+    json_t *records;
+} landscape;
+
+static int by_distance(const void *x, const void *y) {
+    const landscape *a = x, *b = y;
+    if (a->distance != b->distance) return a->distance < b->distance ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same) {
+    json_t *all = results_sizes(records), *z;
+    landscape *ls = xmalloc(sizeof *ls * (json_array_size(all) + 1));
+    size_t n = 0, i;
+    json_array_foreach(all, i, z) {
+        if (skip_same && json_equal(z, sizes)) continue;
+        ls[n++] = (landscape){sizes_distance(z, sizes), i, results_at(records, z)};
+    }
+    qsort(ls, n, sizeof *ls, by_distance);
+    json_t *out = json_array();
+    for (i = 0; i < n; i++)
+        json_array_append_new(out, ls[i].records);
+    free(ls);
+    json_decref(all);
     return out;
 }
 

@@ -45,5 +45,9 @@ int results_each_device(const char *dir, const char *space, bool keep_going,
 json_t *results_sizes(json_t *records);
 /* The records at one size tuple (a new array). */
 json_t *results_at(json_t *records, json_t *sizes);
+/* The records' landscapes (one array of records per size tuple), the size
+ * tuples nearest `sizes` first (sum of |log2| of the sizes' ratios), the one
+ * at `sizes` itself left out with skip_same: what a search there starts from. */
+json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same);
 
 #endif

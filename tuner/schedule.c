@@ -408,31 +408,16 @@ static int next_asked(run_ctx *c, work_item *it) {
     return NEXT_ITEM;
 }
 
-/* What a search at c->sizes starts from: the landscapes of this device's
- * other size tuples in the results file (recorded timings, verified under
- * any checks: they only order the first candidates asked). */
-static json_t *warm_landscapes(run_ctx *c) {
-    json_t *out = json_array(), *all = results_sizes(c->store.records), *z;
-    size_t i;
-    json_array_foreach(all, i, z) {
-        if (json_equal(z, c->sizes)) continue;
-        json_t *at = results_at(c->store.records, z);
-        if (json_array_size(at))
-            json_array_append_new(out, at);
-        else
-            json_decref(at);
-    }
-    json_decref(all);
-    return out;
-}
-
 int schedule_search(run_ctx *c) {
     const options *o = c->o;
     char *err = NULL, *chunk = NULL;
     char *text = strategy_load(o, &chunk);
     if (!text) return EXIT_INPUT;
     c->budget = o->budget_seconds > 0 ? 1L << 40 : o->budget;
-    json_t *warm = warm_landscapes(c);
+    /* it starts from the fastest of this device's other size tuples, the
+     * nearest first (recorded timings under any checks: they only order
+     * the first candidates asked) */
+    json_t *warm = results_landscapes_near(c->store.records, c->sizes, true);
     bool ok = space_search_start(c->s, &c->lanes[0]->g.dev, o->overrides, o->n_overrides, text,
                                  chunk, c->budget, o->seed, warm, &err);
     if (ok && json_array_size(warm))
