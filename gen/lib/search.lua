@@ -209,8 +209,6 @@ local function replay_one(st_text, chunkname, cands, view, landscape, best, budg
   return out
 end
 
--- Replays `seeds` seeds; returns a list of replay_one results and the
--- number of candidates and of ok ones.
 -- What other landscapes (desc -> { status, ms }) say, as this space's
 -- candidates: each landscape's ok ones fastest first, the landscapes taken
 -- in turn (every one's best, then every one's second...), each candidate
@@ -239,6 +237,9 @@ local function elsewhere_of(warm, by_desc)
   return out
 end
 
+-- Replays `seeds` seeds; returns a list of replay_one results and the
+-- number of candidates and of ok ones. warm: other landscapes, told as
+-- space.elsewhere.
 function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget, warm)
   local cands, params = M.candidates(S, dev)
   local by_desc = index_of(cands)

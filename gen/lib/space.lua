@@ -585,6 +585,7 @@ end
 -- the space declares none), with blind = why racecheck cannot judge the
 -- config where racecheck_blind() says so.
 function M.reuse(S, values, dev, sizes)
+  if not S.reuse and not S.racecheck_blind then return {} end
   local c, launch = config_of(S, values, dev, true)
   for k, v in pairs(launch) do c[k] = v end
   local out = {}
