@@ -157,18 +157,22 @@ for line in sys.stdin:
     landscapes) # complete landscapes for the search (issue 26): the skeleton at two sizes, pipeline at a second
           rm -rf /tmp/land && $b new /tmp/land/skeleton >/dev/null
           for n in 67108864 4194304; do
+              log "skeleton n=$n"
               timeout 200 $b run /tmp/land/skeleton/skeleton.lua --size n=$n --reject 0 --no-emit \
                   --results /tmp/land/r >>"$out/landscapes.log" 2>&1
+              echo "rc=$?"
           done
+          log "pipeline n=16777216"
           timeout "${LAND_TIMEOUT:-300}" $b run gen/pipeline.lua --size n=16777216 --reject 0 --no-emit \
               --results /tmp/land/r >>"$out/landscapes.log" 2>&1
+          echo "rc=$?"; log "landscapes measured"
           grep -E "records by status|^  #1 " "$out/landscapes.log" | cut -c1-160
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
     # shellcheck disable=SC2086 # PIPE_ARGS are words
     tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1
           echo "run rc=$?"
-          grep -E "records by status|^  #1 |wrote" "$out/tune-pipeline.log" | cut -c1-200
+          grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-pipeline.log" | cut -c1-200
           statuses results/*/pipeline.jsonl ;;
     pack) tar czf "$out/results.tgz" results kernels ;;
     gpu) (cd build && ctest -L gpu -j5 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
