@@ -5,7 +5,7 @@
 if(NOT TARGET bartune_pipeline)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  set(BARTUNE_PIPELINE_ARCHITECTURES "75-virtual" CACHE STRING "what bartune_pipeline is built for")
+  set(BARTUNE_PIPELINE_ARCHITECTURES "90;75-virtual" CACHE STRING "what bartune_pipeline is built for")
   add_library(bartune_pipeline STATIC "${CMAKE_CURRENT_LIST_DIR}/pipeline.cu")
   target_include_directories(bartune_pipeline PUBLIC "${CMAKE_CURRENT_LIST_DIR}")
   target_link_libraries(bartune_pipeline PUBLIC CUDA::cudart)

@@ -4,7 +4,7 @@
 // variants of the nearest such device (the same name first, else the nearest SM
 // count) at the tuned size nearest to the call's (least sum over sizes of
 // |log2(call / tuned)|), where the binary holds their code (build with the
-// flags bt_tuned_on names, e.g. -arch=native); else a portable variant.
+// flags bt_tuned_on names, e.g. -gencode=arch=compute_90,code=sm_90); else a portable variant.
 // bartune_pipeline_path(...) says which variant a call takes and why not the tuned
 // kernel; bartune_pipeline_variant(...) names it. Thread-safe, capture-safe (no
 // synchronous call decides the path), and it leaves an error the caller left
@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "portable/pipeline.cuh"
+#include "nvidia-h200-sm90/pipeline.cuh"
 
 // The entry points: inline, or defined once where pipeline.cu (the compiled-once
 // form; other units include pipeline.h) defines BARTUNE_PIPELINE_COMPILED_ONCE.
@@ -37,9 +38,9 @@ struct bt_tuned {
     const char *flags;
 };
 static const bt_tuned bt_tuned_on[] = {
-    {"", "", 0, 0, 0, ""},  // none: the portable variant only
+    {"nvidia-h200-sm90", "NVIDIA H200", 9, 0, 132, "-gencode=arch=compute_90,code=sm_90"},
 };
-constexpr int bt_n_tuned = 0;
+constexpr int bt_n_tuned = 1;
 
 inline double bt_dist(double call, double tuned) { return fabs(log2((call + 1) / (tuned + 1))); }
 
@@ -108,7 +109,12 @@ inline bt_path choose(const float *in, float *out, size_t n) {
     const int bt_on = nearest(h);
     if (bt_on < 0) return {-1, "no variant was tuned on a device of this compute capability"};
     int bt_pick = -1;
+    double bt_best = 1e300, bt_d;
+    if (bt_on == 0 && bartune_pipeline_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(n, 268435456.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
+    (void)bt_d;
+    (void)bt_best;
     switch (bt_pick) {
+    case 0: return {0, bartune_pipeline_nvidia_h200_sm90_v1::fallback_reason(in, out, n)};
     default:
         return {-1, "the binary holds no code of the tuned variants for this device: build with the flags bt_tuned_on names"};
     }
@@ -116,6 +122,7 @@ inline bt_path choose(const float *in, float *out, size_t n) {
 
 // The variants' names, as bartune_pipeline_variant gives them.
 static const char *const bt_names[] = {
+    "nvidia-h200-sm90 at n=268435456: barrier=none consumer_warps=8 cvec=8 chunk=stride prefetch=1 blocks_per_sm=8",
     "portable"};
 }  // namespace bartune_pipeline_dispatch
 
@@ -131,7 +138,7 @@ struct bartune_pipeline_path_t {
 #endif
 BARTUNE_PIPELINE_ENTRY bartune_pipeline_path_t bartune_pipeline_path(const float *in, float *out, size_t n) {
     const bartune_pipeline_dispatch::bt_path p = bartune_pipeline_dispatch::choose(in, out, n);
-    return {p.variant, bartune_pipeline_dispatch::bt_names[p.variant < 0 ? 0 : p.variant], p.why};
+    return {p.variant, bartune_pipeline_dispatch::bt_names[p.variant < 0 ? 1 : p.variant], p.why};
 }
 
 // The variant bartune_pipeline runs for this call on the current device, and why
@@ -146,6 +153,7 @@ BARTUNE_PIPELINE_ENTRY const char *bartune_pipeline_variant(const float *in, flo
 
 BARTUNE_PIPELINE_ENTRY cudaError_t bartune_pipeline(const float *in, float *out, size_t n, cudaStream_t stream = 0) {
     switch (bartune_pipeline_dispatch::choose(in, out, n).variant) {
+    case 0: return bartune_pipeline_nvidia_h200_sm90_v1::run(in, out, n, stream);
     default: return bartune_pipeline_portable::run(in, out, n, stream);
     }
 }

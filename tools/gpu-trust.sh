@@ -155,10 +155,10 @@ for line in sys.stdin:
     bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
           echo "bench rc=$?"; grep -v "^$" "$out/bench-sgemm.log" | cut -c1-200 | tail -40 ;;
     landscapes) # complete landscapes for the search (issue 26): the skeleton at two sizes, pipeline at a second
-          rm -rf /tmp/land && $b new /tmp/land/skeleton >/dev/null
+          rm -rf /tmp/land && $b new /tmp/land/sk >/dev/null
           for n in 67108864 4194304; do
               log "skeleton n=$n"
-              timeout 200 $b run /tmp/land/skeleton/skeleton.lua --size n=$n --reject 0 --no-emit \
+              timeout 200 $b run /tmp/land/sk/sk.lua --size n=$n --reject 0 --no-emit \
                   --results /tmp/land/r >>"$out/landscapes.log" 2>&1
               echo "rc=$?"
           done
