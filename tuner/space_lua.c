@@ -48,6 +48,7 @@ struct space {
     double deadline;
     size_t used;     /* bytes the state holds */
     bool in_script;  /* the memory limit applies (C's own pushes always succeed) */
+    bool refused;    /* the last growing request was refused: Lua collects and asks again */
     const char *hit; /* the limit hit during this call, or NULL */
     char where[256]; /* the message of its first raise (the script's own line) */
 };
@@ -69,11 +70,16 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     if (s->in_script && nsize > old && s->used - old + nsize > MEMORY_LIMIT) {
-        s->hit = s->hit ? s->hit : "memory";
-        return NULL; /* Lua raises "not enough memory" */
+        /* Lua answers a refusal with a full (emergency) collection and asks
+         * again: only a second refusal in a row is the script's live memory
+         * over the limit, not garbage not yet collected. */
+        if (s->refused) s->hit = s->hit ? s->hit : "memory";
+        s->refused = true;
+        return NULL; /* Lua collects, then raises "not enough memory" */
     }
     void *p = realloc(ptr, nsize);
     if (p) s->used = s->used - old + nsize;
+    if (p && nsize > old) s->refused = false;
     return p;
 }
 
@@ -127,6 +133,7 @@ static bool call(space *s, int nargs, int nres, char **err) {
     s->budget = INSTRUCTION_LIMIT;
     s->deadline = now_seconds() + space_seconds_limit;
     s->hit = NULL;
+    s->refused = false;
     s->where[0] = '\0';
     s->in_script = true;
     lua_sethook(s->L, count_hook, LUA_MASKCOUNT, HOOK_STEP);

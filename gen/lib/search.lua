@@ -283,6 +283,7 @@ end
 local live
 
 function M.start(S, dev, overrides, st_text, chunkname, budget, seed, warm)
+  live = nil -- the last size tuple's search is garbage before this one is built
   local cands, params = M.candidates(S, dev, overrides)
   local by_desc = index_of(cands)
   live = { cands = cands, view = space_view(cands, params, by_desc, elsewhere_of(warm, by_desc)),
