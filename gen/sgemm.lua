@@ -122,9 +122,9 @@ end)
 -- seed's two kernels at its 4 + 4-warp shape (128 consumer threads).
 baseline("classic 128x128x8 (all warps, registers)", { barrier = "syncthreads", loaders = "all",
   producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, warp = "block", stages = 2,
-  a_layout = "k", raster = "row", split = 1 })
+  a_layout = "k", raster = "row" })
 local seed = { producer = "regs", producer_warps = 4, bm = 128, bn = 64, bk = 16, tm = 8, tn = 8,
-  warp = "block", stages = 2, a_layout = "k", raster = "row", split = 1 }
+  warp = "block", stages = 2, a_layout = "k", raster = "row", min_blocks = 1, split = 1 }
 local function at(t) return merged(seed, t) end
 baseline("seed shape 4+4, __syncthreads", at({ barrier = "syncthreads", loaders = "producers" }))
 baseline("seed shape 4+4, cuda::barrier", at({ barrier = "cuda_barrier" }))

@@ -27,4 +27,10 @@ sed -i 's/^\(static int [a-z_0-9]*(bt_problem \*p, int part, int parts) {\)$/\1\
 grep -q "planted failure" "$tmp/failref/templates/axpy2d/reference.c" || fail "the test did not plant the failure"
 "$bartune" check "$tmp/failref/axpy.lua" $dirs >"$tmp/failref.out" 2>&1 && fail "a failing reference checked"
 grep -q "planted failure" "$tmp/failref.out" || fail "the reference's message is missing: $(tail -5 "$tmp/failref.out")"
-echo "check: a user's folder passes; a missing namespace, a broken and a failing reference are caught on CPU"
+# a baseline missing a value the space needs there (bench would find out on a GPU)
+cp -r tests/toy "$tmp/badbase"
+echo 'baseline("no block_y", { block_x = 32, fault = "none", rows_per_thread = 1 })' >>"$tmp/badbase/axpy.lua"
+"$bartune" check "$tmp/badbase/axpy.lua" $dirs >"$tmp/badbase.out" 2>&1 && fail "a baseline that is no variant checked"
+grep -q "baseline 'no block_y' is not a variant of the space: no value for parameter 'block_y'" "$tmp/badbase.out" ||
+    fail "the error does not name the baseline and the value: $(tail -3 "$tmp/badbase.out")"
+echo "check: a user's folder passes; a missing namespace, a broken and a failing reference and a baseline that is no variant are caught on CPU"

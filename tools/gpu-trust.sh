@@ -74,7 +74,7 @@ for p in $phases; do
     case $p in
     faults) (cd build && ctest -R gpu_faults --output-on-failure) >"$out/faults.log" 2>&1
             tail -12 "$out/faults.log" ;;
-    sgemm) timeout 300 $b run gen/sgemm.lua bm=128 bn=128 bk=16 tm=8 tn=8 warp=block stages=3 a_layout=m \
+    sgemm) timeout 300 $b run gen/sgemm.lua bm=64 bn=128 bk=16 tm=8 tn=8 warp=tall stages=3 a_layout=m \
                raster=row min_blocks=1 split=1 producer_warps=2 --reps 10 --timeout 5 --no-emit \
                --results /tmp/acc-sgemm >"$out/sgemm.log" 2>&1
            summary /tmp/acc-sgemm/*/sgemm.jsonl ;;

@@ -224,6 +224,29 @@ static bool check_reference(const options *o, space *s, const device_info *d) {
     return ok;
 }
 
+/* Half three: every baseline and portable config the space names is one of
+ * its variants (bench and emit would find out only on a GPU). */
+static bool check_named(space *s, const device_info *d) {
+    int n;
+    const named_config *nc = space_named(s, &n);
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        char *err = NULL;
+        if (!space_validate(s, d, &nc[i].cfg, &err)) {
+            msg_error("%s: %s '%s' is not a variant of the space: %s; give it the values the "
+                      "space's parameters take there",
+                      space_file(s), nc[i].portable ? "portable" : "baseline", nc[i].label,
+                      err ? err : "?");
+            ok = false;
+        }
+        free(err);
+    }
+    if (ok && n)
+        printf("named: the %d baseline and portable config%s of %s are variants of it\n", n,
+               n > 1 ? "s" : "", space_name(s));
+    return ok;
+}
+
 int cmd_check(const options *o) {
     device_info d;
     variant_set vs;
@@ -235,6 +258,7 @@ int cmd_check(const options *o) {
     printf("space: %d variants for %s\n", vs.count, d.name);
     bool ok = check_header(o, s, &d, &vs, arch);
     ok = check_reference(o, s, &d) && ok;
+    ok = check_named(s, &d) && ok;
     variant_set_free(&vs);
     space_close(s);
     return ok ? EXIT_OK : EXIT_INPUT;

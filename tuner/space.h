@@ -59,6 +59,10 @@ bool space_variants(space *s, const device_info *dev, char **overrides, int n_ov
  * the source, or NULL and *err. */
 char *space_render(space *s, const device_info *dev, const config *values, const config *extra,
                    bool host, char **err);
+/* Whether `values` (compile-time and launch values) name a variant of the
+ * space on dev: every parameter that applies has a value, none other has
+ * one, the constraints hold. false and *err otherwise. */
+bool space_validate(space *s, const device_info *dev, const config *values, char **err);
 /* Buffers with lengths, scalars, and the cost model at `sizes` (an object
  * of size name -> integer; missing ones take their defaults):
  * {sizes: [{name, type, value}], scalars: [...], buffers: [{name, type,

@@ -789,6 +789,16 @@ char *space_render(space *s, const device_info *dev, const config *values, const
     return src;
 }
 
+bool space_validate(space *s, const device_info *dev, const config *values, char **err) {
+    lua_State *L = s->L;
+    push_method(s, "validate"); /* M fn S */
+    push_config(L, values);
+    push_device(L, dev);
+    bool ok = call(s, 3, 1, err);
+    lua_pop(L, ok ? 2 : 1);
+    return ok;
+}
+
 json_t *space_instance(space *s, json_t *sizes, bool checks, char **err) {
     push_method(s, "instance");
     push_json(s->L, sizes);

@@ -537,6 +537,13 @@ local function config_of(S, values, dev, need_launch)
   return c, launch
 end
 
+-- Whether `values` (name -> string) name a variant of the space on dev:
+-- config_of's error otherwise (baselines and portable configs, by check).
+function M.validate(S, values, dev)
+  config_of(S, values, dev)
+  return true
+end
+
 -- Renders one variant. `values` maps every applicable parameter to a string;
 -- `extra` adds bartune's own names (kernel_name, emit...). With host = true,
 -- renders the space's host template instead (emitted headers only).
