@@ -31,10 +31,11 @@ param("warp", { "block", "wide", "tall" }, { when = function(c) return c.tm == 8
 param("stages", { 2, 3, 4, 6 })
 param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
 param("raster", { "row", "grouped" })
--- Tiles of at most 64 x 128 only (the space's size): two blocks per SM, and
--- split-K, where tiles are few (the tall-K shapes).
+-- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
+-- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,
+-- where tiles are few (the tall-K shapes). Larger tiles run one block per SM.
 local small = function(c) return c.bm * c.bn <= 64 * 128 end
-param("min_blocks", { 1, 2 }, { when = small })  -- blocks per SM the registers must allow (__launch_bounds__)
+param("min_blocks", { 1, 2 }, { when = function(c) return c.bm * c.bn <= 128 * 128 end })
 -- split-K (sm_90): a cluster of `split` blocks shares one tile of C, each
 -- over 1/split of K, their sums added in the first block's shared memory
 -- (distributed shared memory); for the tall-K shapes, where tiles are few
@@ -122,7 +123,10 @@ end)
 -- seed's two kernels at its 4 + 4-warp shape (128 consumer threads).
 baseline("classic 128x128x8 (all warps, registers)", { barrier = "syncthreads", loaders = "all",
   producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, warp = "block", stages = 2,
-  a_layout = "k", raster = "row" })
+  a_layout = "k", raster = "row", min_blocks = 1 })
+baseline("classic 128x128x8, two blocks per SM", { barrier = "syncthreads", loaders = "all",
+  producer = "regs", bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, warp = "tall", stages = 2,
+  a_layout = "k", raster = "row", min_blocks = 2 })
 local seed = { producer = "regs", producer_warps = 4, bm = 128, bn = 64, bk = 16, tm = 8, tn = 8,
   warp = "block", stages = 2, a_layout = "k", raster = "row", min_blocks = 1, split = 1 }
 local function at(t) return merged(seed, t) end
