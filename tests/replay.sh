@@ -18,8 +18,9 @@ check() {
         fail=1
     fi
 }
-tmp_out=$(mktemp)
-trap 'rm -f "$tmp_out"' EXIT
+tmp=$(mktemp -d)
+tmp_out=$tmp/out
+trap 'rm -rf "$tmp"' EXIT
 for st in ils ga random exhaustive; do
     "$bartune" replay gen/pipeline.lua --records "$records" --strategy $st --seeds 30 >"$tmp_out" 2>&1 ||
         { echo "replay $st failed:"; cat "$tmp_out"; fail=1; continue; }
@@ -71,5 +72,20 @@ check "ils warm from an inverted landscape" 2 80 26
 [ $? = 3 ] && grep -q -- "--warm-from: " "$tmp_out" || { echo "a missing --warm-from file:"; cat "$tmp_out"; fail=1; }
 "$bartune" run gen/pipeline.lua --warm-from "$records" >"$tmp_out" 2>&1
 [ $? = 2 ] && grep -q -- "--warm-from is replay's" "$tmp_out" || { echo "run --warm-from:"; cat "$tmp_out"; fail=1; }
+# real pairs of complete landscapes (H200, tests/data): pipeline at n = 2^24
+# beside the results' 2^28, the skeleton (bartune new) at 2^26 and 2^22;
+# ils warm from the other size within 2% in a median <= 15 in 30 of 30
+gunzip -c tests/data/h200-pipeline-n16777216.jsonl.gz >"$tmp/p24.jsonl"
+"$bartune" replay gen/pipeline.lua --records "$tmp/p24.jsonl" --warm-from "$records" --seeds 30 >"$tmp_out" 2>&1 ||
+    { echo "warm replay at 2^24 failed:"; cat "$tmp_out"; fail=1; }
+check "ils at n = 2^24 warm from 2^28" 2 15 30
+"$bartune" new "$tmp/sk/sk" >/dev/null 2>&1 || { echo "bartune new failed"; fail=1; }
+gunzip -c tests/data/h200-skeleton-sk.jsonl.gz >"$tmp/sk.jsonl"
+for n in 67108864 4194304; do
+    "$bartune" replay "$tmp/sk/sk/sk.lua" --records "$tmp/sk.jsonl" --warm-from "$tmp/sk.jsonl" --size n=$n \
+        --seeds 30 >"$tmp_out" 2>&1 || { echo "skeleton warm replay at n=$n failed:"; cat "$tmp_out"; fail=1; }
+    head -1 "$tmp_out" | grep -q "324 candidates" || { echo "skeleton: not the recorded space"; cat "$tmp_out"; fail=1; }
+    check "ils on the skeleton at n=$n warm from the other size" 2 15 30
+done
 [ $fail = 0 ] && echo "every strategy within its thresholds; one landscape per size tuple; warm starts pay and do not trap"
 exit $fail
