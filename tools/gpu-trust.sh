@@ -14,7 +14,8 @@
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
 #   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (run emits)
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
-#                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits
+#                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits; results.tgz
+#                  after each step (a call cut at its limit loses what is not under $OUT)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
@@ -158,13 +159,13 @@ for line in sys.stdin:
           # full (k=v), then the eight shapes (ils, SGEMM_BUDGET s each, warm from what is recorded); emit
           timeout 200 $b run gen/sgemm.lua --size M=4096 --size N=4096 --size K=4096 --strategy ils \
               --budget "${SGEMM_BIG:-60}s" --timeout 3 --no-emit >"$out/tune-sgemm.log" 2>&1
-          echo "4096^3 ils rc=$? ($(date +%T))"
+          echo "4096^3 ils rc=$? ($(date +%T))"; tar czf "$out/results.tgz" results kernels
           timeout 150 $b run gen/sgemm.lua barrier=syncthreads loaders=all bm=128 bn=128 min_blocks=2 tm=8 tn=8 \
               --size M=4096 --size N=4096 --size K=4096 --timeout 3 --no-emit >>"$out/tune-sgemm.log" 2>&1
-          echo "4096^3 region rc=$? ($(date +%T))"
+          echo "4096^3 region rc=$? ($(date +%T))"; tar czf "$out/results.tgz" results kernels
           timeout "${SGEMM_TIMEOUT:-400}" $b run gen/sgemm.lua --strategy ils --budget "${SGEMM_BUDGET:-20}s" \
               --timeout 3 >>"$out/tune-sgemm.log" 2>&1
-          echo "eight shapes rc=$? ($(date +%T))"
+          echo "eight shapes rc=$? ($(date +%T))"; tar czf "$out/results.tgz" results kernels
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote|configurations measured" "$out/tune-sgemm.log" | cut -c1-240
           statuses results/*/sgemm.jsonl ;;
     bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
