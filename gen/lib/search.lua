@@ -281,11 +281,20 @@ end
 
 -- A live search for bartune run --strategy: start, then ask and tell.
 local live
+-- The candidates do not depend on the sizes: a run's size tuples share one
+-- expansion (seconds for a space of 10^5 variants), kept for the same space,
+-- device and k=v values.
+local expanded
 
 function M.start(S, dev, overrides, st_text, chunkname, budget, seed, warm)
   live = nil -- the last size tuple's search is garbage before this one is built
-  local cands, params = M.candidates(S, dev, overrides)
-  local by_desc = index_of(cands)
+  local key = M.describe(dev) .. "|" .. M.describe(overrides or {})
+  if not expanded or expanded.S ~= S or expanded.key ~= key then
+    expanded = nil
+    local cands, params = M.candidates(S, dev, overrides)
+    expanded = { S = S, key = key, cands = cands, params = params, by_desc = index_of(cands) }
+  end
+  local cands, params, by_desc = expanded.cands, expanded.params, expanded.by_desc
   live = { cands = cands, view = space_view(cands, params, by_desc, elsewhere_of(warm, by_desc)),
     st = M.load_strategy(st_text, chunkname), given = {}, chunkname = chunkname }
   live.st.init(live.view, budget, new_rng(seed))
