@@ -8,8 +8,9 @@
 kinds="bm=64 bn=128 bk=16 tm=8 tn=8 warp=tall stages=3 a_layout=m raster=row min_blocks=1 split=1 producer_warps=2"
 # without a GPU too: the tile shape still names the nine kinds in the space as it is
 # shellcheck disable=SC2086 # the kinds are words
-"$bartune" list gen/sgemm.lua $kinds 2>&1 | tail -1 | grep -q "^9 variants" ||
-    fail "the accuracy test's tile shape no longer names 9 kinds of gen/sgemm.lua: $("$bartune" list gen/sgemm.lua $kinds 2>&1 | tail -1 | cut -c1-300)"
+listed=$("$bartune" list gen/sgemm.lua $kinds 2>&1 | tail -1)
+grep -q "^9 variants" <<<"$listed" ||
+    fail "the accuracy test's tile shape no longer names 9 kinds of gen/sgemm.lua: ${listed:0:300}"
 skip_without_gpu
 # shellcheck disable=SC2086
 "$bartune" run gen/sgemm.lua $kinds --reps 10 --timeout 5 --no-emit --results "$tmp/r" \

@@ -72,6 +72,7 @@ for m, n in why.most_common(12):
     print(f"  {n:4d}  {m}")
 EOF
 }
+pack_results() { tar czf "$out/results.tgz" results kernels; }
 for p in $phases; do
     log "$p"
     case $p in
@@ -159,13 +160,13 @@ for line in sys.stdin:
           # full (k=v), then the eight shapes (ils, SGEMM_BUDGET s each, warm from what is recorded); emit
           timeout 200 $b run gen/sgemm.lua --size M=4096 --size N=4096 --size K=4096 --strategy ils \
               --budget "${SGEMM_BIG:-60}s" --timeout 3 --no-emit >"$out/tune-sgemm.log" 2>&1
-          echo "4096^3 ils rc=$? ($(date +%T))"; tar czf "$out/results.tgz" results kernels
+          echo "4096^3 ils rc=$? ($(date +%T))"; pack_results
           timeout 150 $b run gen/sgemm.lua barrier=syncthreads loaders=all bm=128 bn=128 min_blocks=2 tm=8 tn=8 \
               --size M=4096 --size N=4096 --size K=4096 --timeout 3 --no-emit >>"$out/tune-sgemm.log" 2>&1
-          echo "4096^3 region rc=$? ($(date +%T))"; tar czf "$out/results.tgz" results kernels
+          echo "4096^3 region rc=$? ($(date +%T))"; pack_results
           timeout "${SGEMM_TIMEOUT:-400}" $b run gen/sgemm.lua --strategy ils --budget "${SGEMM_BUDGET:-20}s" \
               --timeout 3 >>"$out/tune-sgemm.log" 2>&1
-          echo "eight shapes rc=$? ($(date +%T))"; tar czf "$out/results.tgz" results kernels
+          echo "eight shapes rc=$? ($(date +%T))"; pack_results
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote|configurations measured" "$out/tune-sgemm.log" | cut -c1-240
           statuses results/*/sgemm.jsonl ;;
     bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
@@ -190,7 +191,7 @@ for line in sys.stdin:
           echo "run rc=$?"
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-pipeline.log" | cut -c1-200
           statuses results/*/pipeline.jsonl ;;
-    pack) tar czf "$out/results.tgz" results kernels ;;
+    pack) pack_results ;;
     gpu) (cd build && ctest -L gpu -j5 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
     only) (cd build && ctest -R "${ONLY:-gpu_}" --output-on-failure) >"$out/ctest-only.log" 2>&1
