@@ -16,6 +16,8 @@
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
 #                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits; results.tgz
 #                  after each step (a call cut at its limit loses what is not under $OUT)
+#   tune-sgemm3    the few-tile regions ils missed (4 x 4 thread tiles with split-K, 64-row tiles), emit
+#   ncu-sgemm      ncu's warp-state and pipe sections of one launch of the 4096^3 best (NCU_CONFIG)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
@@ -169,6 +171,29 @@ for line in sys.stdin:
           echo "eight shapes rc=$? ($(date +%T))"; pack_results
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote|configurations measured" "$out/tune-sgemm.log" | cut -c1-240
           statuses results/*/sgemm.jsonl ;;
+    tune-sgemm3) # the regions ils missed where tiles are few (NOTES 2026-12-02, sixth session):
+          # thread tiles of 4 x 4 (eight consumer warps in a 64 x 64 tile) with split-K at the tall-K
+          # and small shapes, 64-row tiles at N = 128; ils, SGEMM_BUDGET s each; then emit
+          for r in "256 256 16384|bm=64 bn=64 tm=4 tn=4" "512 512 512|tm=4 tn=4" "1024 1024 1024|tm=4" \
+              "16384 128 4096|bm=64"; do
+              set -- ${r%%|*}
+              # shellcheck disable=SC2086 # the region's k=v are words
+              timeout 120 $b run gen/sgemm.lua ${r#*|} --size M=$1 --size N=$2 --size K=$3 --strategy ils \
+                  --budget "${SGEMM_BUDGET:-30}s" --timeout 3 --no-emit >>"$out/tune-sgemm3.log" 2>&1
+              echo "$1 x $2 x $3 (${r#*|}) rc=$? ($(date +%T))"; pack_results
+          done
+          grep -E "^  #1 |configurations measured" "$out/tune-sgemm3.log" | cut -c1-240
+          $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
+          statuses results/*/sgemm.jsonl ;;
+    ncu-sgemm) # where the 4096^3 best loses to cuBLAS: warp stalls, issue and pipes (one launch)
+          rm -rf /tmp/ncu-r
+          timeout 150 ncu --clock-control none --kernel-name bartune_kernel --launch-skip 12 --launch-count 1 \
+              --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+              --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
+              $b run gen/sgemm.lua ${NCU_CONFIG:-barrier=syncthreads loaders=all producer=regs bm=128 bn=128 bk=16 \
+              tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2} --size M=4096 --size N=4096 \
+              --size K=4096 --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-sgemm.log" 2>&1
+          echo "ncu rc=$?"; grep -E "Warp Cycles|Stall|Issue|Pipe|Throughput|Eligible|Bank" "$out/ncu-sgemm.log" | head -40 ;;
     bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
           echo "bench rc=$?"; grep -v "^$" "$out/bench-sgemm.log" | cut -c1-200 | tail -40 ;;
     landscapes) # complete landscapes for the search (issue 26): the skeleton at two sizes, pipeline at a second
