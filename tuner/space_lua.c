@@ -871,24 +871,40 @@ static void push_landscapes(lua_State *L, json_t *warm) {
     }
 }
 
+/* Calls search.NAME with the integer arg (when seed >= 0) under the limits. */
+static bool search_call(space *s, const char *name, long long arg, int nres, char **err) {
+    lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->search_ref);
+    lua_getfield(s->L, -1, name);
+    if (arg >= 0) lua_pushinteger(s->L, arg);
+    bool ok = call(s, arg >= 0 ? 1 : 0, nres, err);
+    if (!ok) lua_pop(s->L, 1);
+    return ok;
+}
+
 json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *warm,
                      const char *strategy, const char *chunkname, int seeds, int budget,
                      char **err) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref); /* search */
-    lua_getfield(L, -1, "replay");                    /* search fn */
+    lua_getfield(L, -1, "replay_begin");              /* search fn */
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);  /* search fn S */
     push_device(L, dev);
     push_landscape(L, records);
     lua_pushstring(L, strategy);
     lua_pushstring(L, chunkname);
-    lua_pushinteger(L, seeds);
-    lua_pushinteger(L, budget); /* search fn S dev land text name seeds budget */
+    lua_pushinteger(L, budget); /* search fn S dev land text name budget */
     push_landscapes(L, warm);   /* ... warm: the other landscapes */
-    if (!call(s, 8, 1, err)) {
+    if (!call(s, 7, 0, err)) {
         lua_pop(L, 1);
         return NULL;
     }
+    lua_pop(L, 1);
+    /* each seed one call: the limits of a call hold per search, as live */
+    for (int seed = 1; seed <= seeds; seed++) {
+        if (!search_call(s, "replay_seed", seed, 0, err)) return NULL;
+        lua_pop(L, 1);
+    }
+    if (!search_call(s, "replay_end", -1, 1, err)) return NULL;
     json_t *j = to_json(L, -1, 0, err);
     lua_pop(L, 2);
     return j;

@@ -237,13 +237,17 @@ local function elsewhere_of(warm, by_desc)
   return out
 end
 
--- Replays `seeds` seeds; returns a list of replay_one results and the
--- number of candidates and of ok ones. warm: other landscapes, told as
--- space.elsewhere.
-function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget, warm)
+-- A replay in three calls, so that each seed has the limits of one call
+-- into Lua (as each ask and tell of a live search has): replay_begin
+-- expands the space, replay_seed(seed) runs one seed's search (its own
+-- strategy state and view: independent searches), replay_end returns the
+-- runs, the number of candidates and of ok ones, and the median curve.
+-- warm: other landscapes, told as space.elsewhere.
+local rp
+function M.replay_begin(S, dev, landscape, st_text, chunkname, budget, warm)
+  rp = nil
   local cands, params = M.candidates(S, dev)
   local by_desc = index_of(cands)
-  local elsewhere = elsewhere_of(warm, by_desc)
   local best, ok = nil, 0
   for _, c in ipairs(cands) do
     local r = landscape[c.desc]
@@ -253,11 +257,18 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget, warm)
     end
   end
   if not best then error("the records hold no ok measurement of this space's candidates", 0) end
-  local runs = {}
-  for seed = 1, seeds do -- each seed its own strategy state and view: independent searches
-    runs[#runs + 1] = replay_one(st_text, chunkname, cands, space_view(cands, params, by_desc, elsewhere),
-      landscape, best, budget, seed)
-  end
+  rp = { cands = cands, params = params, by_desc = by_desc, elsewhere = elsewhere_of(warm, by_desc),
+    landscape = landscape, best = best, ok = ok, text = st_text, chunkname = chunkname,
+    budget = budget, runs = {} }
+end
+
+function M.replay_seed(seed)
+  rp.runs[#rp.runs + 1] = replay_one(rp.text, rp.chunkname, rp.cands,
+    space_view(rp.cands, rp.params, rp.by_desc, rp.elsewhere), rp.landscape, rp.best, rp.budget, seed)
+end
+
+function M.replay_end()
+  local runs, budget = rp.runs, rp.budget
   -- the median over seeds of best-so-far after each measured configuration
   -- (a seed with nothing verified yet counts as infinitely far)
   local curve = {}
@@ -276,7 +287,9 @@ function M.replay(S, dev, landscape, st_text, chunkname, seeds, budget, warm)
     end
   end
   for _, r in ipairs(runs) do r.trace = nil end
-  return { runs = runs, candidates = #cands, ok = ok, best = best, curve = curve }
+  local out = { runs = runs, candidates = #rp.cands, ok = rp.ok, best = rp.best, curve = curve }
+  rp = nil
+  return out
 end
 
 -- A live search for bartune run --strategy: start, then ask and tell.
