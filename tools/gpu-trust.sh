@@ -18,6 +18,7 @@
 #                  after each step (a call cut at its limit loses what is not under $OUT)
 #   tune-sgemm3    the few-tile regions ils missed (4 x 4 thread tiles with split-K, 64-row tiles), emit
 #   ncu-sgemm      ncu's warp-state and pipe sections of one launch of the 4096^3 best (NCU_CONFIG)
+#   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
@@ -194,6 +195,20 @@ for line in sys.stdin:
               tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2} --size M=4096 --size N=4096 \
               --size K=4096 --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-sgemm.log" 2>&1
           echo "ncu rc=$?"; grep -E "Warp Cycles|Stall|Issue|Pipe|Throughput|Eligible|Bank" "$out/ncu-sgemm.log" | head -40 ;;
+    ncu-tallk) # why split 8 (128 blocks) is no faster than split 4 (64) at 256 x 256 x 16384: are
+          # SMs idle (clusters packed onto fewer SMs) or is each block slower?
+          for sp in 4 8; do
+              rm -rf /tmp/ncu-r
+              timeout 100 ncu --clock-control none --kernel-name bartune_kernel --launch-skip 12 --launch-count 1 \
+                  --section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
+                  --metrics sm__cycles_active.min,sm__cycles_active.max,sm__cycles_active.avg,launch__cluster_scheduling_policy \
+                  $b run gen/sgemm.lua barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 \
+                  tn=4 stages=4 a_layout=m raster=row min_blocks=1 split=$sp --size M=256 --size N=256 --size K=16384 \
+                  --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-tallk-$sp.log" 2>&1
+              echo "split $sp: ncu rc=$?"
+              grep -E "Duration|SM Active Cycles|sm__cycles_active|Achieved Occupancy|Eligible Warps|Waves Per SM|Cluster" \
+                  "$out/ncu-tallk-$sp.log" | head -14
+          done ;;
     bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
           echo "bench rc=$?"; grep -v "^$" "$out/bench-sgemm.log" | cut -c1-200 | tail -40 ;;
     landscapes) # complete landscapes for the search (issue 26): the skeleton at two sizes, pipeline at a second
