@@ -119,20 +119,22 @@ inline bt_path choose(int M, int N, int K, float alpha, const __nv_bfloat16 *A, 
     int bt_pick = -1;
     double bt_best = 1e300, bt_d;
     if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
-    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v2::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
-    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v3::usable() && (bt_d = 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
-    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v4::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 3;
-    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v5::usable() && (bt_d = 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 4;
-    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v6::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 5;
+    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
+    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v3::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
+    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v4::usable() && (bt_d = 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 3;
+    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v5::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 4;
+    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v6::usable() && (bt_d = 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 5;
+    if (bt_on == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v7::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 6;
     (void)bt_d;
     (void)bt_best;
     switch (bt_pick) {
     case 0: return {0, bartune_gemm_bf16_nvidia_h200_sm90_v1::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 1: return {1, bartune_gemm_bf16_nvidia_h200_sm90_v2::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 1: return {1, bartune_gemm_bf16_nvidia_h200_sm90_v1::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 2: return {2, bartune_gemm_bf16_nvidia_h200_sm90_v3::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 3: return {3, bartune_gemm_bf16_nvidia_h200_sm90_v4::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 4: return {4, bartune_gemm_bf16_nvidia_h200_sm90_v5::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 5: return {5, bartune_gemm_bf16_nvidia_h200_sm90_v6::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 6: return {6, bartune_gemm_bf16_nvidia_h200_sm90_v7::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
         return {-1, "the binary holds no code of the tuned variants for this device: build with the flags bt_tuned_on names"};
     }
@@ -141,6 +143,7 @@ inline bt_path choose(int M, int N, int K, float alpha, const __nv_bfloat16 *A, 
 // The variants' names, as bartune_gemm_bf16_variant gives them.
 static const char *const bt_names[] = {
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
+    "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: kind=wgmma bn=128 wm=64 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=6 cluster=1 grid=persistent raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=5 cluster=1 grid=persistent raster=row epilogue=tma ",
@@ -161,7 +164,7 @@ struct bartune_gemm_bf16_path_t {
 #endif
 BARTUNE_GEMM_BF16_ENTRY bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
     const bartune_gemm_bf16_dispatch::bt_path p = bartune_gemm_bf16_dispatch::choose(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 6 : p.variant], p.why};
+    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 7 : p.variant], p.why};
 }
 
 // The variant bartune_gemm_bf16 runs for this call on the current device, and why
@@ -177,11 +180,12 @@ BARTUNE_GEMM_BF16_ENTRY const char *bartune_gemm_bf16_variant(int M, int N, int 
 BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream = 0) {
     switch (bartune_gemm_bf16_dispatch::choose(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc).variant) {
     case 0: return bartune_gemm_bf16_nvidia_h200_sm90_v1::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 1: return bartune_gemm_bf16_nvidia_h200_sm90_v2::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 1: return bartune_gemm_bf16_nvidia_h200_sm90_v1::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 2: return bartune_gemm_bf16_nvidia_h200_sm90_v3::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 3: return bartune_gemm_bf16_nvidia_h200_sm90_v4::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 4: return bartune_gemm_bf16_nvidia_h200_sm90_v5::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 5: return bartune_gemm_bf16_nvidia_h200_sm90_v6::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 6: return bartune_gemm_bf16_nvidia_h200_sm90_v7::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     default: return bartune_gemm_bf16_portable::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     }
 }

@@ -1224,7 +1224,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v2 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v3 {
 
 // The plain kernel: fp32 FMAs on CUDA cores, any GPU, any leading
 // dimension and alignment. A 64 x 64 tile of C per block of 256 threads,
@@ -1907,9 +1907,9 @@ bt_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A,
 }
 #undef BARTUNE_CLUSTER
 
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v2
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v3
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v2 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v3 {
 using namespace bartune_common;  // the helpers, probe and encoder (written once)
 
 // Whether this binary holds the kernel for the current device (see usable_code).
@@ -2044,7 +2044,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
     // the launch's own error (an error the caller left pending stays theirs)
     return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
 }
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v2
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v3
 
 // Best verified variant at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: median 0.0103 ms (min 0.0095, max 0.0122),
 // measured 2026-12-01T22:27:00Z with nvcc 13.0.88.
@@ -2065,7 +2065,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v3 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v4 {
 
 // The plain kernel: fp32 FMAs on CUDA cores, any GPU, any leading
 // dimension and alignment. A 64 x 64 tile of C per block of 256 threads,
@@ -2748,9 +2748,9 @@ bt_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A,
 }
 #undef BARTUNE_CLUSTER
 
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v3
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v4
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v3 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v4 {
 using namespace bartune_common;  // the helpers, probe and encoder (written once)
 
 // Whether this binary holds the kernel for the current device (see usable_code).
@@ -2885,7 +2885,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
     // the launch's own error (an error the caller left pending stays theirs)
     return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
 }
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v3
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v4
 
 // Best verified variant at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: median 0.0428 ms (min 0.0420, max 0.0468),
 // measured 2026-12-01T22:27:32Z with nvcc 13.0.88.
@@ -2906,7 +2906,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v4 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v5 {
 
 // The plain kernel: fp32 FMAs on CUDA cores, any GPU, any leading
 // dimension and alignment. A 64 x 64 tile of C per block of 256 threads,
@@ -3589,9 +3589,9 @@ bt_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A,
 }
 #undef BARTUNE_CLUSTER
 
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v4
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v5
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v4 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v5 {
 using namespace bartune_common;  // the helpers, probe and encoder (written once)
 
 // Whether this binary holds the kernel for the current device (see usable_code).
@@ -3726,7 +3726,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
     // the launch's own error (an error the caller left pending stays theirs)
     return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
 }
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v4
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v5
 
 // Best verified variant at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096: median 0.0317 ms (min 0.0311, max 0.0333),
 // measured 2026-12-01T22:27:59Z with nvcc 13.0.88.
@@ -3747,7 +3747,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v5 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v6 {
 
 // The plain kernel: fp32 FMAs on CUDA cores, any GPU, any leading
 // dimension and alignment. A 64 x 64 tile of C per block of 256 threads,
@@ -4432,9 +4432,9 @@ bt_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A,
 }
 #undef BARTUNE_CLUSTER
 
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v5
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v6
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v5 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v6 {
 using namespace bartune_common;  // the helpers, probe and encoder (written once)
 
 // Whether this binary holds the kernel for the current device (see usable_code).
@@ -4569,7 +4569,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
     // the launch's own error (an error the caller left pending stays theirs)
     return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
 }
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v5
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v6
 
 // Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0147 ms (min 0.0138, max 0.0221),
 // measured 2026-12-01T22:28:30Z with nvcc 13.0.88.
@@ -4590,7 +4590,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v6 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v7 {
 
 // The plain kernel: fp32 FMAs on CUDA cores, any GPU, any leading
 // dimension and alignment. A 64 x 64 tile of C per block of 256 threads,
@@ -5209,9 +5209,9 @@ bt_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A,
 }
 #undef BARTUNE_CLUSTER
 
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v6
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v7
 
-namespace bartune_gemm_bf16_nvidia_h200_sm90_v6 {
+namespace bartune_gemm_bf16_nvidia_h200_sm90_v7 {
 using namespace bartune_common;  // the helpers, probe and encoder (written once)
 
 // Whether this binary holds the kernel for the current device (see usable_code).
@@ -5338,5 +5338,5 @@ inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A,
     // the launch's own error (an error the caller left pending stays theirs)
     return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
 }
-}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v6
+}  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v7
 
