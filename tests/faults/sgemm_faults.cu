@@ -17,6 +17,8 @@ __device__ __forceinline__ void run_faulty(Gemm g, unsigned char* smem) {
     Gemm loads = g;
 //% if fault == "drop_k" then
     loads.K = g.K - 1;  // the last k reads as zero
+//% elseif fault == "ignore_lda" then
+    loads.lda = g.K;  // A taken as packed: every row past the first read from the wrong place
 //% end
     Fetched f;
     for (int kt = 0; kt < g.ktiles; ++kt) {

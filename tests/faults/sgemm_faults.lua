@@ -24,6 +24,7 @@ param("fault", {
   "fixed_scalars",   -- alpha and beta built in (the tuned sizes' values)
   "fp16_range",      -- sums saturated at fp16's largest value
   "small_m",         -- does nothing when M < 64: right at the tuned sizes, wrong at a check size
+  "ignore_lda",      -- reads A as if packed (lda = K): right only where lda == K
   "padding_write",   -- writes the first padding column of C's rows
   "replay_keyed",    -- replays the first launch's C when A[0], B[0], C[0] and the scalars match
   "late_damage",     -- writes into A's padding from the first timed launch on
