@@ -243,11 +243,26 @@ end
 -- strategy state and view: independent searches), replay_end returns the
 -- runs, the number of candidates and of ok ones, and the median curve.
 -- warm: other landscapes, told as space.elsewhere.
+-- The candidates do not depend on the sizes: a run's size tuples, and the
+-- replays of a report (one per strategy), share one expansion (tens of
+-- seconds for a space of 10^5 variants), kept for the same space, device
+-- and k=v values.
+local expanded
+local function expansion(S, dev, overrides)
+  local key = M.describe(dev) .. "|" .. M.describe(overrides or {})
+  if not expanded or expanded.S ~= S or expanded.key ~= key then
+    expanded = nil -- the last one is garbage before this one is built
+    local cands, params = M.candidates(S, dev, overrides)
+    expanded = { S = S, key = key, cands = cands, params = params, by_desc = index_of(cands) }
+  end
+  return expanded
+end
+
 local rp
 function M.replay_begin(S, dev, landscape, st_text, chunkname, budget, warm)
   rp = nil
-  local cands, params = M.candidates(S, dev)
-  local by_desc = index_of(cands)
+  local x = expansion(S, dev, {})
+  local cands, params, by_desc = x.cands, x.params, x.by_desc
   local best, ok = nil, 0
   for _, c in ipairs(cands) do
     local r = landscape[c.desc]
@@ -294,20 +309,11 @@ end
 
 -- A live search for bartune run --strategy: start, then ask and tell.
 local live
--- The candidates do not depend on the sizes: a run's size tuples share one
--- expansion (seconds for a space of 10^5 variants), kept for the same space,
--- device and k=v values.
-local expanded
 
 function M.start(S, dev, overrides, st_text, chunkname, budget, seed, warm)
   live = nil -- the last size tuple's search is garbage before this one is built
-  local key = M.describe(dev) .. "|" .. M.describe(overrides or {})
-  if not expanded or expanded.S ~= S or expanded.key ~= key then
-    expanded = nil
-    local cands, params = M.candidates(S, dev, overrides)
-    expanded = { S = S, key = key, cands = cands, params = params, by_desc = index_of(cands) }
-  end
-  local cands, params, by_desc = expanded.cands, expanded.params, expanded.by_desc
+  local x = expansion(S, dev, overrides)
+  local cands, params, by_desc = x.cands, x.params, x.by_desc
   live = { cands = cands, view = space_view(cands, params, by_desc, elsewhere_of(warm, by_desc)),
     st = M.load_strategy(st_text, chunkname), given = {}, chunkname = chunkname }
   live.st.init(live.view, budget, new_rng(seed))
