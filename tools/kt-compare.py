@@ -79,12 +79,15 @@ def exact_space(cache):
     import kernel_tuner.interface as ki
     from kernel_tuner.searchspace import Searchspace
 
+    ordered = {}  # made once: every tune_kernel call gets the same tune_params
+
     def make(tune_params, restrictions, max_threads, **_):
-        # in the order Kernel Tuner's own construction sorts it: by value index,
-        # first parameter first
-        index = {n: {v: i for i, v in enumerate(vals)} for n, vals in tune_params.items()}
-        ordered = sorted(cache.items(), key=lambda kv: tuple(index[n][kv[1][n]] for n in tune_params))
-        return Searchspace(None, None, None, from_cache={"tune_params": tune_params, "cache": dict(ordered)})
+        if not ordered:
+            # in the order Kernel Tuner's own construction sorts it: by value
+            # index, first parameter first
+            index = {n: {v: i for i, v in enumerate(vals)} for n, vals in tune_params.items()}
+            ordered.update(sorted(cache.items(), key=lambda kv: tuple(index[n][kv[1][n]] for n in tune_params)))
+        return Searchspace(None, None, None, from_cache={"tune_params": tune_params, "cache": ordered})
     ki.Searchspace = make
 
 

@@ -871,7 +871,8 @@ static void push_landscapes(lua_State *L, json_t *warm) {
     }
 }
 
-/* Calls search.NAME with the integer arg (when seed >= 0) under the limits. */
+/* Calls search.NAME (with the integer arg when it is >= 0) under the limits;
+ * on success the search table and nres results stay on the stack. */
 static bool search_call(space *s, const char *name, long long arg, int nres, char **err) {
     lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->search_ref);
     lua_getfield(s->L, -1, name);

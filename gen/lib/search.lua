@@ -237,12 +237,6 @@ local function elsewhere_of(warm, by_desc)
   return out
 end
 
--- A replay in three calls, so that each seed has the limits of one call
--- into Lua (as each ask and tell of a live search has): replay_begin
--- expands the space, replay_seed(seed) runs one seed's search (its own
--- strategy state and view: independent searches), replay_end returns the
--- runs, the number of candidates and of ok ones, and the median curve.
--- warm: other landscapes, told as space.elsewhere.
 -- The candidates do not depend on the sizes: a run's size tuples, and the
 -- replays of a report (one per strategy), share one expansion (tens of
 -- seconds for a space of 10^5 variants), kept for the same space, device
@@ -258,6 +252,12 @@ local function expansion(S, dev, overrides)
   return expanded
 end
 
+-- A replay in three calls, so that each seed has the limits of one call
+-- into Lua (as each ask and tell of a live search has): replay_begin
+-- expands the space, replay_seed(seed) runs one seed's search (its own
+-- strategy state and view: independent searches), replay_end returns the
+-- runs, the number of candidates and of ok ones, and the median curve.
+-- warm: other landscapes, told as space.elsewhere.
 local rp
 function M.replay_begin(S, dev, landscape, st_text, chunkname, budget, warm)
   rp = nil

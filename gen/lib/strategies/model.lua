@@ -94,8 +94,8 @@ local function fit()
   model = alpha and { X = X, alpha = alpha, n = n, pow = pow } or nil
 end
 
--- Predicted log time, less the mean: lower is faster.
--- and how many parameters it is from the nearest point fitted (a cheap
+-- Predicted log time, less the mean (lower is faster), and how many
+-- parameters the candidate is from the nearest point fitted (a cheap
 -- stand-in for the model's uncertainty).
 local function predict(c)
   local x, s, near = code_of(c), 0, #space.params
@@ -106,7 +106,6 @@ local function predict(c)
   end
   return s, near
 end
-
 
 local function untried_random()
   for _ = 1, 50 do
