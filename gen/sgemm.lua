@@ -41,6 +41,12 @@ param("min_blocks", { 1, 2 }, { when = function(c) return c.bm * c.bn <= 128 * 1
 -- (distributed shared memory); for the tall-K shapes, where tiles are few
 param("split", { 1, 2, 4, 8 }, { when = function(c) return small(c) and c.raster == "row" and c.min_blocks == 1 end })
 
+-- A split-K cluster's blocks one to an SM: the launch asks for more than half
+-- an SM's shared memory. Without it the H200 packed split 8's clusters two
+-- blocks to an SM (ncu at 256 x 256 x 16384: SMs active 57% of the kernel's
+-- time on average, split 8 no faster than split 4; NOTES.md 2026-12-02).
+launch_param("alone", { 0, 1 }, { when = function(c) return (c.split or 1) > 1 end })
+
 derive(function(c, dev)
   -- the template reads loaders everywhere: the warp-specialised kinds have producers
   if c.loaders == nil then c.loaders = "producers" end
@@ -74,8 +80,9 @@ end)
 
 -- One block per tile of C; what the runner launches is what the header does.
 launch(function(c, s, dev)
+  local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes
   return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.split or 1 }, block = { c.threads },
-           smem = c.smem_bytes, min_cc = c.min_cc }
+           smem = smem, min_cc = c.min_cc }
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s (run
