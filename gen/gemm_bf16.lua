@@ -1,7 +1,9 @@
 -- bf16 GEMM on Hopper tensor cores (problems/gemm_bf16.lua): the
 -- warp-specialised kernel, TMA producers and wgmma consumers over a ring of
--- mbarrier-guarded stages, with the knobs that decide its speed. Thousands
--- of variants of a few seconds of nvcc each: tune it with a strategy, e.g.
+-- mbarrier-guarded stages, with the knobs that decide its speed; every
+-- variant serves the four layouts (transa, transb) of the problem.
+-- Thousands of variants of a few seconds of nvcc each: tune it with a
+-- strategy, e.g.
 --   bartune run gen/gemm_bf16.lua --strategy ils --budget 8m
 space {
   name = "gemm_bf16",
@@ -77,11 +79,16 @@ launch(function(c, s, dev)
   else
     blocks = c.schedule == "pingpong" and ceil_div(units, 2) or units
   end
-  -- A: K inner, M rows, one box of 64 x rows; B: N inner, K rows, boxes of
-  -- 64 x 64; C (tma epilogue): N inner, M rows, boxes of 64 x a warpgroup's rows
+  -- A: K inner, M rows, one box of 64 x rows (transa: M inner, K rows,
+  -- boxes of 64 x 64); B: N inner, K rows, boxes of 64 x 64 (transb: K
+  -- inner, N rows); C (tma epilogue): N inner, M rows, boxes of 64 x a
+  -- warpgroup's rows. The layouts are sizes of declared values: numbers
+  -- here, also in the header (problems/gemm_bf16.lua).
+  local a = s.transa == 1 and { dims = { s.M, s.K }, box = { 64, 64 } } or { dims = { s.K, s.M }, box = { 64, c.rows } }
+  local b = s.transb == 1 and { dims = { s.K, s.N } } or { dims = { s.N, s.K } }
   local maps = {
-    { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
-    { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
+    { buffer = "A", dims = a.dims, strides = { s.lda * 2 }, box = a.box, swizzle = 128 },
+    { buffer = "B", dims = b.dims, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
   }
   if c.epilogue == "tma" then
     maps[3] = { buffer = "C", dims = { s.N, s.M }, strides = { s.ldc * 2 }, box = { 64, c.wm }, swizzle = 128 }

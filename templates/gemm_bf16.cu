@@ -1,5 +1,6 @@
-// bartune template: bf16 GEMM on tensor cores, C = alpha A B + beta C, A
-// (M x K) and B (K x N) bf16 row-major, fp32 accumulation, C bf16.
+// bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
+// C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
+// (transa, transb), fp32 accumulation, C bf16 row-major.
 // The Hopper kind is warp-specialised: producer threads issue bulk tensor
 // copies (TMA) of A and B tiles into a ring of shared-memory stages, each
 // completing on the stage's full mbarrier with a transaction count;
@@ -73,9 +74,10 @@ static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swiz
 #define BARTUNE_CLUSTER
 #endif
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
-$(kernel_name)(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
-               const __nv_bfloat16* __restrict__ B, int ldb, float beta,
-               __nv_bfloat16* __restrict__ C, int ldc, const __grid_constant__ CUtensorMap tmA,
+$(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
+               const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
+               int ldb, float beta, __nv_bfloat16* __restrict__ C, int ldc,
+               const __grid_constant__ CUtensorMap tmA,
 //% if epilogue == "tma" then
                const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
 //% else
@@ -83,7 +85,7 @@ $(kernel_name)(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict
 //% end
 #if defined(BARTUNE_HOPPER)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    const Problem p = make_problem(M, N, K, alpha, beta, C, ldc);
+    const Problem p = make_problem(transa, transb, M, N, K, alpha, beta, C, ldc);
     run_roles(p, smem_raw, &tmA, &tmB, $(epilogue == "tma" and "&tmC" or "nullptr"));
 #else
     __trap();  // not built for sm_90a: the header's run() never launches this
@@ -92,10 +94,10 @@ $(kernel_name)(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict
 #undef BARTUNE_CLUSTER
 //% else
 $(kernel_linkage) __global__ void __launch_bounds__(kSimtThreads)
-$(kernel_name)(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
-               const __nv_bfloat16* __restrict__ B, int ldb, float beta,
-               __nv_bfloat16* __restrict__ C, int ldc) {
-    simt_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+$(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
+               const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
+               int ldb, float beta, __nv_bfloat16* __restrict__ C, int ldc) {
+    simt_gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 //% end
 

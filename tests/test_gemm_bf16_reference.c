@@ -4,7 +4,9 @@
  * add truncated like a tensor core may), scaled and rounded to bf16, is
  * within the bound at every element; a dropped k-slice of 16, a k-tile read
  * twice, fp16 read in place of bf16 and one k-tile fewer each fail at more
- * than 90% of the elements. */
+ * than 90% of the elements. The layouts: A and B stored transposed (transa,
+ * transb, with their own padded leading dimensions) give the same expected
+ * values, bounds and scales, bit for bit. */
 #include <fenv.h>
 #include <math.h>
 #include <stdint.h>
@@ -87,6 +89,59 @@ static double fraction_failing(int order, fault f) {
     return (double)bad / (M * N);
 }
 
+/* The reference with A and/or B stored transposed: op(A) = A, op(B) = B as
+ * above, so C's expected values, bounds and scales are those of the plain
+ * layout, bit for bit (the reference sums in the same order). */
+enum { LDAT = M + 5, LDBT = K + 3 };
+static uint16_t at_[(K - 1) * LDAT + M], bt_[(N - 1) * LDBT + K];
+static double expect2[sizeof c / 2], bound2[sizeof c / 2], scale2[sizeof c / 2];
+static int layouts(void) {
+    for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k++) at_[k * LDAT + i] = a[i * LDA + k];
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++) bt_[j * LDBT + k] = b[k * LDB + j];
+    int fail = 0;
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            const char *names[] = {"transa", "transb", "M", "N", "K", "lda", "ldb", "ldc"};
+            const long long sizes[] = {ta, tb, M, N, K, ta ? LDAT : LDA, tb ? LDBT : LDB, LDC};
+            const char *sn[] = {"alpha", "beta"};
+            const double sv[] = {alpha, beta};
+            bt_buffer bufs[] = {
+                {"A", "__nv_bfloat16", "in", ta ? sizeof at_ / 2 : sizeof a / 2, ta ? at_ : a, NULL, NULL, NULL},
+                {"B", "__nv_bfloat16", "in", tb ? sizeof bt_ / 2 : sizeof b / 2, tb ? bt_ : b, NULL, NULL, NULL},
+                {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect2, bound2, scale2}};
+            bt_problem p = {8, names, sizes, 2, sn, sv, 3, bufs, ""};
+            if (bartune_references[0].reference(&p, 0, 1)) {
+                printf("reference failed at transa %d transb %d: %s\n", ta, tb, p.error);
+                return 1;
+            }
+            int bad = 0;
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    const int x = i * LDC + j;
+                    bad += expect2[x] != expect[x] || bound2[x] != bound[x] || scale2[x] != scale[x];
+                }
+            printf("transa %d transb %d: %d of %d elements differ from the plain layout's\n", ta, tb,
+                   bad, M * N);
+            fail |= bad != 0;
+        }
+    /* a leading dimension below the stored row is the reference's error */
+    const char *names[] = {"transa", "transb", "M", "N", "K", "lda", "ldb", "ldc"};
+    const long long sizes[] = {1, 0, M, N, K, M - 1, LDB, LDC};
+    const char *sn[] = {"alpha", "beta"};
+    const double sv[] = {alpha, beta};
+    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof at_ / 2, at_, NULL, NULL, NULL},
+                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL},
+                        {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect2, bound2, scale2}};
+    bt_problem p = {8, names, sizes, 2, sn, sv, 3, bufs, ""};
+    if (!bartune_references[0].reference(&p, 0, 1) || !strstr(p.error, "lda")) {
+        printf("transa 1 with lda = M - 1 was not refused (%s)\n", p.error);
+        fail = 1;
+    }
+    return fail;
+}
+
 int main(void) {
     for (size_t i = 0; i < sizeof a / 2; i++) a[i] = to_bf16((float)uniform());
     for (size_t i = 0; i < sizeof b / 2; i++) b[i] = to_bf16((float)uniform());
@@ -133,6 +188,7 @@ int main(void) {
         printf("%s: %.1f%% outside the bound\n", faults[f], 100 * x);
         fail |= x < 0.9;
     }
+    fail |= layouts();
     printf(fail ? "FAILED\n" : "ok\n");
     return fail;
 }

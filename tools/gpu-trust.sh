@@ -11,7 +11,8 @@
 #           under racecheck, then without a tool (real races read stale words)
 #   diag    the headers' probe attributes as the runtime reports them
 #   race2   the probe at 264 blocks and with a slow producer; the skeleton's named ring again
-#   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES) with ils, BUDGET s each; emit
+#   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES: MxNxK or MxNxK:transa,transb) with ils,
+#                  BUDGET s each; emit
 #   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (run emits)
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
 #                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits; results.tgz
@@ -143,13 +144,18 @@ EOF
 import json, sys
 for line in sys.stdin:
     r = json.loads(line); print(r["status"], r["tool"], r.get("message", "")[:300].replace("\n", " | "))' | tee -a "$out/race2.log" ;;
-    tune-gemm) # gemm_bf16's shapes one by one (GEMM_SHAPES "MxNxK ..."), ils --budget $BUDGET, then emit
+    tune-gemm) # gemm_bf16's shapes one by one (GEMM_SHAPES "MxNxK[:transa,transb] ..."), ils
+          # --budget $BUDGET, results.tgz after each (a call cut at its limit keeps them), then emit
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
-              IFS=x read -r m n k <<<"$sh"
+              IFS=: read -r dims lay <<<"$sh"
+              IFS=x read -r m n k <<<"$dims"
+              IFS=, read -r ta tb <<<"${lay:-0,0}"
               log "gemm_bf16 $sh"
-              timeout 300 $b run gen/gemm_bf16.lua --size M=$m --size N=$n --size K=$k --strategy ils \
-                  --budget "${BUDGET:-30}s" --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
+              timeout 300 $b run gen/gemm_bf16.lua --size transa="$ta" --size transb="$tb" --size M="$m" \
+                  --size N="$n" --size K="$k" --strategy ils --budget "${BUDGET:-30}s" --timeout 3 --no-emit \
+                  >>"$out/tune-gemm.log" 2>&1
               grep -E "records by status|^  #1 " "$out/tune-gemm.log" | tail -2 | cut -c1-200
+              pack_results
           done
           statuses results/*/gemm_bf16.jsonl
           $b emit gen/gemm_bf16.lua 2>&1 | tail -5 ;;

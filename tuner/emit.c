@@ -518,6 +518,38 @@ static void drop_repeated_shared(strbuf *b) {
     *b = out;
 }
 
+/* Does the problem declare values for size `name` (a layout, a mode)? */
+static bool is_choice(json_t *problem, const char *name) {
+    json_t *z;
+    size_t i;
+    json_array_foreach(json_object_get(problem, "sizes"), i, z) {
+        if (!strcmp(json_string_value(json_object_get(z, "name")), name))
+            return json_object_get(z, "values") != NULL;
+    }
+    return false;
+}
+
+/* A tuned tuple serves only calls of its sizes of declared values:
+ * " && transb == 1" for each. */
+static void sb_guard(strbuf *b, json_t *problem, json_t *sizes) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(sizes, k, v) {
+        if (is_choice(problem, k)) sb_printf(b, " && %s == %lld", k, (long long)json_integer_value(v));
+    }
+}
+
+/* Do two tuned tuples agree on the sizes of declared values (so one copy
+ * of a variant, whose launch geometry branches on them, serves both)? */
+static bool same_choices(json_t *problem, json_t *a, json_t *b) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(a, k, v) {
+        if (is_choice(problem, k) && !json_equal(v, json_object_get(b, k))) return false;
+    }
+    return true;
+}
+
 /* One device's header: the best at each size tuple. Appends to devs. */
 static bool emit_device(space *s, const char *records_path, const char *want_key,
                         const char *kernels_dir, emitted *devs, int *n) {
@@ -560,7 +592,8 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         char *full = xasprintf("%s %s", pd, summary);
         int same = -1;
         for (int k = first; k < *n; k++)
-            if (!strcmp(devs[k].summary, full)) same = k;
+            if (!strcmp(devs[k].summary, full) && same_choices(space_problem(s), devs[k].sizes, sizes))
+                same = k;
         emitted *e = &devs[(*n)++];
         memset(e, 0, sizeof *e);
         snprintf(e->key, sizeof e->key, "%s", key);
@@ -678,13 +711,35 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
     return ok;
 }
 
-/* The size distance of a call to a tuned tuple: sum of |log2| ratios. */
-static void sb_distance(strbuf *b, json_t *sizes) {
+/* C++ that is true where a call gives a size of declared values none of
+ * them ("false" where the problem declares none). */
+static char *choices_invalid(json_t *problem) {
+    strbuf b = {0};
+    json_t *z, *v;
+    size_t i, j;
+    sb_printf(&b, "false");
+    json_array_foreach(json_object_get(problem, "sizes"), i, z) {
+        json_t *vals = json_object_get(z, "values");
+        if (!vals) continue;
+        sb_printf(&b, " || !(");
+        json_array_foreach(vals, j, v)
+            sb_printf(&b, "%s%s == %lld", j ? " || " : "", json_string_value(json_object_get(z, "name")),
+                      (long long)json_integer_value(v));
+        sb_printf(&b, ")");
+    }
+    return sb_take(&b);
+}
+
+/* The size distance of a call to a tuned tuple: sum of |log2| ratios over
+ * the sizes that measure (those of declared values must match: sb_guard). */
+static void sb_distance(strbuf *b, json_t *problem, json_t *sizes) {
     const char *k;
     json_t *v;
     sb_printf(b, "0.0");
-    json_object_foreach(sizes, k, v)
-        sb_printf(b, " + bt_dist(%s, %lld.0)", k, (long long)json_integer_value(v));
+    json_object_foreach(sizes, k, v) {
+        if (!is_choice(problem, k))
+            sb_printf(b, " + bt_dist(%s, %lld.0)", k, (long long)json_integer_value(v));
+    }
 }
 
 /* NAME as an upper-case macro part: gemm_bf16 -> GEMM_BF16. */
@@ -881,7 +936,8 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               "// runs, on a device of a compute capability that variants were tuned on, the\n"
               "// variants of the nearest such device (the same name first, else the nearest SM\n"
               "// count) at the tuned size nearest to the call's (least sum over sizes of\n"
-              "// |log2(call / tuned)|), where the binary holds their code (build with the\n"
+              "// |log2(call / tuned)|; sizes of declared values, a layout say, must be\n"
+              "// equal), where the binary holds their code (build with the\n"
               "// flags bt_tuned_on names, e.g. %s); else a portable variant.\n"
               "// bartune_%s_path(...) says which variant a call takes and why not the tuned\n"
               "// kernel; bartune_%s_variant(...) names it. Thread-safe, capture-safe (no\n"
@@ -897,7 +953,7 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
             again = again || !strcmp(devs[k].key, devs[i].key);
         if (!again) sb_printf(&b, "#include \"%s/%s.cuh\"\n", devs[i].key, sp);
     }
-    char up[160];
+    char up[160], *invalid = choices_invalid(problem);
     upper_ident(sp, up, sizeof up);
     sb_printf(&b,
               "\n// The entry points: inline, or defined once where %s.cu (the compiled-once\n"
@@ -923,12 +979,16 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               "    const int bt_on = nearest(h);\n"
               "    if (bt_on < 0) return {-1, \"no variant was tuned on a device of this compute "
               "capability\"};\n"
+              "    if (%s) return {-1, \"a size outside the values the problem declares for it: "
+              "cudaErrorInvalidValue\"};\n"
               "    int bt_pick = -1;\n%s",
-              decl, unused, n ? "    double bt_best = 1e300, bt_d;\n" : "");
+              decl, unused, invalid, n ? "    double bt_best = 1e300, bt_d;\n" : "");
     free(unused);
     for (int i = 0; i < n; i++) {
-        sb_printf(&b, "    if (bt_on == %d && %s::usable() && (bt_d = ", of[i], devs[i].ns);
-        sb_distance(&b, devs[i].sizes);
+        sb_printf(&b, "    if (bt_on == %d", of[i]);
+        sb_guard(&b, problem, devs[i].sizes);
+        sb_printf(&b, " && %s::usable() && (bt_d = ", devs[i].ns);
+        sb_distance(&b, problem, devs[i].sizes);
         sb_printf(&b, ") < bt_best) bt_best = bt_d, bt_pick = %d;\n", i);
     }
     if (n) sb_printf(&b, "    (void)bt_d;\n    (void)bt_best;\n");
@@ -979,8 +1039,9 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
         sp, up, up, sp, up, sp, sp, decl, sp, sp, names, sp, n, sp, up, sp, decl, sp, sp, names);
     sb_printf(&b,
               "BARTUNE_%s_ENTRY cudaError_t bartune_%s(%s, cudaStream_t stream = 0) {\n"
+              "    if (%s) return cudaErrorInvalidValue;\n"
               "    switch (bartune_%s_dispatch::choose(%s).variant) {\n",
-              up, sp, decl, sp, names);
+              up, sp, decl, invalid, sp, names);
     for (int k = 0; k < n; k++)
         sb_printf(&b, "    case %d: return %s::run(%s, stream);\n", k, devs[k].ns, names);
     sb_printf(&b, "    default: return %s::run(%s, stream);\n    }\n}\n", portable->ns, names);
@@ -996,6 +1057,7 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
     free(b.data);
     free(decl);
     free(names);
+    free(invalid);
     return ok;
 }
 

@@ -5,7 +5,13 @@
 --   name       an identifier; the CPU reference is registered under it in
 --              templates/<name>/reference.c (see templates/bartune_reference.h)
 --   sizes      { { "n", "size_t" }, { "lda", "int", default = function(s) return s.K end } }
---              named integer sizes, with the C type the header and kernel take
+--              named integer sizes, with the C type the header and kernel take;
+--              values = { 0, 1 }: a size that selects (a layout, a mode)
+--              rather than measures: a call must give one of them, and the
+--              header runs a tuned variant only for calls of the value it was
+--              tuned at (the others take another tuned tuple or the
+--              portable variant); launch() sees it as a number, also in the
+--              header, so it may branch on it
 --   scalars    { { "alpha", "float", value = 1.5, range = { -2, 2 }, special = { 0, 1 } } }:
 --              values passed to the kernel; input set 0 gets value, set 1 a
 --              value drawn from range (at the tuned sizes) or each check
@@ -109,6 +115,26 @@ local function check_type(file, what, t, integer_only)
   end
 end
 
+-- A size's values = { ... }: distinct integers >= 0 of its type (at most 16).
+local function read_choices(file, z)
+  local v = z.values
+  if v == nil then return nil end
+  local what = "size '" .. z[1] .. "': values"
+  if type(v) ~= "table" or #v == 0 or #v > 16 then
+    fail(file, what .. " must be a list of 1 to 16 integers (the values a call may give)")
+  end
+  local seen, out = {}, {}
+  for i = 1, #v do
+    local x = v[i]
+    if math.type(x) ~= "integer" or x < 0 or x > 0x7fffffff then
+      fail(file, what .. "[" .. i .. "] must be an integer from 0 to 2^31 - 1, got " .. tostring(x))
+    end
+    if seen[x] then fail(file, what .. " lists " .. x .. " twice") end
+    seen[x], out[i] = true, x
+  end
+  return out
+end
+
 -- Reads the sizes, scalars and buffers lists into P, checking names once.
 local function read_entities(P, t, file)
   local seen = {}
@@ -123,7 +149,7 @@ local function read_entities(P, t, file)
     if z.default ~= nil and type(z.default) ~= "function" then
       fail(file, "size '" .. z[1] .. "': default must be a function(s)")
     end
-    P.sizes[#P.sizes + 1] = { name = z[1], type = z[2], default = z.default }
+    P.sizes[#P.sizes + 1] = { name = z[1], type = z[2], default = z.default, values = read_choices(file, z) }
   end
   for _, v in ipairs(t.scalars or {}) do
     declare("scalar", v[1])
@@ -332,6 +358,14 @@ end
 
 -- Completes one tune entry (a table name -> integer) with the defaults and
 -- checks it. Returns a new table of every size.
+-- Is v one of size z's declared values?
+function M.is_choice(z, v)
+  for _, x in ipairs(z.values) do
+    if x == v then return true end
+  end
+  return false
+end
+
 function M.sizes(P, given, where)
   local s = {}
   for k, v in pairs(given) do
@@ -348,6 +382,12 @@ function M.sizes(P, given, where)
     end
     if z.type == "int" and v > 0x7fffffff or z.type == "unsigned" and v > 0xffffffff then
       fail(where, string.format("size %s = %d does not fit its type %s", z.name, v, z.type))
+    end
+    if z.values and not M.is_choice(z, v) then
+      local vs = {}
+      for i, x in ipairs(z.values) do vs[i] = tostring(x) end
+      fail(where, string.format("size %s = %d is not one of the values it declares (%s)", z.name, v,
+        table.concat(vs, ", ")))
     end
   end
   return s
@@ -594,7 +634,15 @@ M.helpers = {
 -- (sizes), each symbol also holds its value there (dev.sms: the device's).
 function M.symbolic(P, dev, at)
   local s = {}
-  for _, z in ipairs(P.sizes) do s[z.name] = sym("bt_s_" .. z.name, at and at[z.name]) end
+  for _, z in ipairs(P.sizes) do
+    -- a size of declared values is the tuned one's: the header runs the
+    -- variant only for calls of that value
+    if z.values and at and at[z.name] ~= nil then
+      s[z.name] = at[z.name]
+    else
+      s[z.name] = sym("bt_s_" .. z.name, at and at[z.name])
+    end
+  end
   local d = {}
   for k, v in pairs(dev) do d[k] = v end
   d.sms = sym("bt_sms", at and dev.sms)

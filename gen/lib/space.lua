@@ -654,7 +654,7 @@ end
 function M.problem_info(S)
   local P = S.problem
   local sizes, scalars, buffers = {}, {}, {}
-  for _, z in ipairs(P.sizes) do sizes[#sizes + 1] = { name = z.name, type = z.type } end
+  for _, z in ipairs(P.sizes) do sizes[#sizes + 1] = { name = z.name, type = z.type, values = z.values } end
   for _, v in ipairs(P.scalars) do scalars[#scalars + 1] = { name = v.name, type = v.type, value = v.value } end
   for _, b in ipairs(P.buffers) do buffers[#buffers + 1] = { name = b.name, type = b.type, role = b.role } end
   return { name = P.name, file = P.file, verify = P.verify, accuracy = P.accuracy, sizes = sizes, scalars = scalars,

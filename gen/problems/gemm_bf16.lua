@@ -1,13 +1,27 @@
--- C = alpha * A * B + beta * C with A, B in bf16 and fp32 accumulation, C
--- bf16, all row-major: A is M x K (lda >= K), B is K x N (ldb >= N), C is
--- M x N (ldc >= N). The CPU reference (templates/gemm_bf16/reference.c)
--- works in double from the bf16 inputs.
+-- C = alpha * op(A) * op(B) + beta * C with A, B in bf16 and fp32
+-- accumulation, C bf16 (M x N, row-major, ldc >= N), in CBLAS's row-major
+-- convention: transa = 0: A is M x K row-major (lda >= K); transa = 1: A is
+-- stored K x M (column-major M x K, lda >= M). transb = 0: B is K x N
+-- row-major (ldb >= N); transb = 1: B is stored N x K (column-major, K
+-- contiguous: x W^T with the weights W of N x K, ldb >= K). The CPU
+-- reference (templates/gemm_bf16/reference.c) works in double from the bf16
+-- inputs.
+local function a_rows(s) return s.transa == 1 and s.K or s.M end   -- A as stored
+local function a_cols(s) return s.transa == 1 and s.M or s.K end
+local function b_rows(s) return s.transb == 1 and s.N or s.K end   -- B as stored
+local function b_cols(s) return s.transb == 1 and s.K or s.N end
+local function up8(x) return (x + 7) // 8 * 8 end
 problem {
   name = "gemm_bf16",
   sizes = {
+    -- layouts: sizes of declared values, so the header runs a variant only
+    -- for calls of the layout it was tuned at (the others: another tuned
+    -- one, or the portable kernel)
+    { "transa", "int", values = { 0, 1 }, default = function() return 0 end },
+    { "transb", "int", values = { 0, 1 }, default = function() return 0 end },
     { "M", "int" }, { "N", "int" }, { "K", "int" },
-    { "lda", "int", default = function(s) return s.K end },
-    { "ldb", "int", default = function(s) return s.N end },
+    { "lda", "int", default = a_cols },
+    { "ldb", "int", default = b_cols },
     { "ldc", "int", default = function(s) return s.N end },
   },
   -- the second input set draws the scalars from their ranges (at the tuned
@@ -22,15 +36,15 @@ problem {
   -- input set spans the range bf16 holds with fp32 sums of K <= 16384 terms
   -- (magnitudes 2^-10 to 2^17: past fp16's 65504, so fp16 arithmetic fails).
   buffers = {
-    { "A", "__nv_bfloat16", role = "in", length = function(s) return (s.M - 1) * s.lda + s.K end, init = { "uniform", -1, 1 },
-      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "K", ld = "lda" } },
-    { "B", "__nv_bfloat16", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 },
-      init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "K", cols = "N", ld = "ldb" } },
+    { "A", "__nv_bfloat16", role = "in", length = function(s) return (a_rows(s) - 1) * s.lda + a_cols(s) end,
+      init = { "uniform", -1, 1 }, init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = a_rows, cols = a_cols, ld = "lda" } },
+    { "B", "__nv_bfloat16", role = "in", length = function(s) return (b_rows(s) - 1) * s.ldb + b_cols(s) end,
+      init = { "uniform", -1, 1 }, init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = b_rows, cols = b_cols, ld = "ldb" } },
     { "C", "__nv_bfloat16", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
       init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "N", ld = "ldc" } },
   },
-  args = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
-  signature = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
+  args = { "transa", "transb", "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
+  signature = { "transa", "transb", "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },
   -- Products of bf16 values are exact in fp32; any order of fp32 additions
   -- of the K products, rounding to nearest or truncating (tensor cores may
   -- truncate: u = 2^-23, twice fp32's unit roundoff), then alpha * acc +
@@ -55,6 +69,7 @@ problem {
   end,
   -- bench times cuBLAS (cublasGemmEx, bf16 in and out, fp32 compute) beside it
   host_baselines = { { "cuBLAS bf16 GemmEx", source = "gemm_bf16/cublas_baseline.cu", libs = { "cublas" } } },
+  -- A row-major with B in both layouts at seven shapes; A column-major at one
   tune = {
     { M = 4096, N = 4096, K = 4096 },
     { M = 8192, N = 8192, K = 8192 },
@@ -63,18 +78,33 @@ problem {
     { M = 16384, N = 128, K = 4096 },
     { M = 4096, N = 4096, K = 256 },
     { M = 256, N = 256, K = 16384 },
+    { M = 4096, N = 4096, K = 4096, transb = 1 },
+    { M = 8192, N = 8192, K = 8192, transb = 1 },
+    { M = 2048, N = 2048, K = 2048, transb = 1 },
+    { M = 1024, N = 1024, K = 1024, transb = 1 },
+    { M = 16384, N = 128, K = 4096, transb = 1 },
+    { M = 4096, N = 4096, K = 256, transb = 1 },
+    { M = 256, N = 256, K = 16384, transb = 1 },
+    { M = 4096, N = 4096, K = 4096, transa = 1 },
+    { M = 4096, N = 4096, K = 4096, transa = 1, transb = 1 },
   },
   -- The calls the header serves with a tuned variant (templates/gemm_bf16/
   -- host.cuh: leading dimensions multiples of 8, 16-byte aligned pointers,
-  -- K >= 1) that the tuned sizes are not: partial tiles in M, N and K with
-  -- padded rows, sizes of 1, offset pointers, and the tuned K with lda > K
-  -- (a kernel assuming lda == K verified at every tuned shape). Untimed.
+  -- K >= 1), in the tuned tuple's layout, that the tuned sizes are not:
+  -- partial tiles in M, N and K with padded rows, sizes of 1, offset
+  -- pointers, and the tuned K with a padded leading dimension (a kernel
+  -- assuming lda == K verified at every tuned shape). Untimed.
   checks = function(s)
+    local function at(t)
+      t.transa, t.transb = s.transa, s.transb
+      t.lda, t.ldb = up8(a_cols(t)) + t.lda, up8(b_cols(t)) + t.ldb  -- padding past the stored row
+      return t
+    end
     return {
-      { M = 129, N = 257, K = 65, lda = 72, ldb = 264, ldc = 264 },
-      { M = 1, N = 1, K = 1, lda = 8, ldb = 8, ldc = 8 },
-      { M = 383, N = 200, K = 1000, lda = 1032, ldb = 208, ldc = 216, offsets = { A = 8, B = 8, C = 8 } },
-      { M = 200, N = 136, K = s.K, lda = s.K + 8, ldb = 144, ldc = 136 },
+      at { M = 129, N = 257, K = 65, lda = 0, ldb = 0, ldc = 264 },
+      { transa = s.transa, transb = s.transb, M = 1, N = 1, K = 1, lda = 8, ldb = 8, ldc = 8 },
+      at { M = 383, N = 200, K = 1000, lda = 32, ldb = 8, ldc = 216, offsets = { A = 8, B = 8, C = 8 } },
+      at { M = 200, N = 136, K = s.K, lda = 8, ldb = 8, ldc = 136 },
     }
   end,
 }

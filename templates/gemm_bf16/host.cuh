@@ -2,33 +2,36 @@
 // where the call is of the class the check sizes verified it for
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
-// dimension. BLAS's conventions: M or N = 0 is a no-op, K = 0 scales C by
-// beta; a null matrix a non-empty call reads or writes, or a leading
-// dimension below its row, is cudaErrorInvalidValue.
-inline bool shape_ok(int M, int N, int K, const void* A, int lda, const void* B, int ldb,
-                     const void* C, int ldc) {
-    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+// dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
+// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
+// call reads or writes, or a leading dimension below its stored row, is
+// cudaErrorInvalidValue.
+inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
+                     const void* B, int ldb, const void* C, int ldc) {
+    if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
+        return false;
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
 //% if kind == "wgmma" then
 static __global__ void __launch_bounds__(kSimtThreads)
-fallback_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
+fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
                 const __nv_bfloat16* __restrict__ B, int ldb, float beta,
                 __nv_bfloat16* __restrict__ C, int ldc) {
-    simt_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    simt_gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 // Why run() takes the simt kernel for this call rather than the tuned one
 // (nullptr: it does not): the class of calls the check sizes cover.
-inline const char* fallback_reason(int M, int N, int K, float alpha, const __nv_bfloat16* A,
+inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                    int lda, const __nv_bfloat16* B, int ldb, float beta,
                                    __nv_bfloat16* C, int ldc) {
     (void)alpha;
     (void)beta;
-    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+    if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
+        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
+               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -39,33 +42,33 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const __nv_
     return nullptr;
 }
 
-inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
+inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
                        const __nv_bfloat16* B, int ldb, float beta, __nv_bfloat16* C, int ldc,
                        cudaStream_t stream) {
-    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
+    if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
-    if (!fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
-        return launch_kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+        return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((M + kSimtTile - 1) / kSimtTile));
-    void* args[] = {&M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
+    void* args[] = {&transa, &transb, &M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
     // the launch's own error (an error the caller left pending stays theirs)
     return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
 }
 //% else
-inline const char* fallback_reason(int M, int N, int K, float alpha, const __nv_bfloat16* A,
+inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                    int lda, const __nv_bfloat16* B, int ldb, float beta,
                                    __nv_bfloat16* C, int ldc) {
     (void)alpha;
     (void)beta;
-    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return "an invalid call: cudaErrorInvalidValue";
+    if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return "an invalid call: cudaErrorInvalidValue";
     return nullptr;
 }
 
-inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
+inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
                        const __nv_bfloat16* B, int ldb, float beta, __nv_bfloat16* C, int ldc,
                        cudaStream_t stream) {
-    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
+    if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
-    return launch_kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 //% end

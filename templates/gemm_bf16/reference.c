@@ -1,5 +1,5 @@
-/* CPU reference of gemm_bf16: C = alpha A B + beta C in double from the
- * bf16 inputs, and per element the bound of problems/gemm_bf16.lua:
+/* CPU reference of gemm_bf16: C = alpha op(A) op(B) + beta C in double from
+ * the bf16 inputs (op: as stored, or transposed: transa, transb), and per element the bound of problems/gemm_bf16.lua:
  * E (1 + 2^-8) + 2^-8 |exact|, E = gamma_{K+2} (|alpha| sum_k |a_ik b_kj| +
  * |beta c_ij|) with u = 2^-23, and the expected error of an honest
  * evaluation (the scale of the accuracy test): the fp32 sum's rounding,
@@ -31,6 +31,9 @@ static double bf16(uint16_t bits) {
 
 typedef struct {
     long long M, N, K, lda, ldb, ldc;
+    /* element strides of op(A) along its rows (i) and along k, of op(B)
+     * along k and along its columns (j): the layouts */
+    long long a_i, a_k, b_k, b_j;
     double alpha, beta, gamma;
     const uint16_t *a, *b, *c;
     double *expect, *bound, *scale;
@@ -65,11 +68,11 @@ block(const gemm *g, long long i0, long long i1, long long j0, long long j1, dou
         acc[x] = mag[x] = sq[x] = 0;
     for (long long k = 0; k < g->K; k++) {
         for (long long j = 0; j < w; j++) {
-            brow[j] = bf16(g->b[k * g->ldb + j0 + j]);
+            brow[j] = bf16(g->b[k * g->b_k + (j0 + j) * g->b_j]);
             babs[j] = fabs(brow[j]);
         }
         for (long long i = 0; i < h; i++) {
-            const double a = bf16(g->a[(i0 + i) * g->lda + k]), aa = fabs(a);
+            const double a = bf16(g->a[(i0 + i) * g->a_i + k * g->a_k]), aa = fabs(a);
             double *ac = acc + i * COLS, *mg = mag + i * COLS, *q = sq + i * COLS;
             for (long long j = 0; j < w; j++) {
                 const double prod = a * brow[j];
@@ -114,13 +117,19 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
     }
     const double u = ldexp(1.0, -23), n = (double)g.K + 2;
     g.gamma = n * u / (1 - n * u);
-    if (g.lda < g.K || g.ldb < g.N || g.ldc < g.N) {
+    const long long ta = bt_size(p, "transa") == 1, tb = bt_size(p, "transb") == 1; /* absent: 0 */
+    const long long a_row = ta ? g.M : g.K, b_row = tb ? g.K : g.N; /* as stored */
+    if (g.lda < a_row || g.ldb < b_row || g.ldc < g.N) {
         snprintf(p->error, sizeof p->error,
-                 "leading dimensions too small: lda %lld < K %lld, ldb %lld < N %lld or ldc %lld "
-                 "< N %lld",
-                 g.lda, g.K, g.ldb, g.N, g.ldc, g.N);
+                 "leading dimensions too small: lda %lld < %lld, ldb %lld < %lld or ldc %lld "
+                 "< N %lld (transa %lld, transb %lld)",
+                 g.lda, a_row, g.ldb, b_row, g.ldc, g.N, ta, tb);
         return 1;
     }
+    g.a_i = ta ? 1 : g.lda;
+    g.a_k = ta ? g.lda : 1;
+    g.b_k = tb ? 1 : g.ldb;
+    g.b_j = tb ? g.ldb : 1;
     size_t begin, end;
     const long long blocks = (g.M + ROWS - 1) / ROWS;
     bt_share((size_t)blocks, part, parts, &begin, &end);

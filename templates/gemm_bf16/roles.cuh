@@ -32,15 +32,19 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 //% end
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
-            if (loads_a) tma_load(stage_a(base, s), tmA, k0, tm * kBM, full_bar(base, s));
+            if (loads_a && !p.ta) tma_load(stage_a(base, s), tmA, k0, tm * kBM, full_bar(base, s));
+            if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
+                for (int i = 0; i < kBM / 64; ++i)
+                    tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
+                // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
                 const uint32_t dst = stage_b(base, s) + j * 8192;
+                const int x = p.tb ? k0 : tn * kBN + j * 64, y = p.tb ? tn * kBN + j * 64 : k0;
                 if (kCluster == 1)
-                    tma_load(dst, tmB, tn * kBN + j * 64, k0, full_bar(base, s));
+                    tma_load(dst, tmB, x, y, full_bar(base, s));
                 else
-                    tma_load_multicast(dst, tmB, tn * kBN + j * 64, k0, full_bar(base, s),
-                                       (uint16_t)((1u << kCluster) - 1));
+                    tma_load_multicast(dst, tmB, x, y, full_bar(base, s), (uint16_t)((1u << kCluster) - 1));
             }
         }
     }
@@ -246,6 +250,41 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     }
 }
 
+// One tile's main loop in the layouts' shared-memory forms: A K-major (rows
+// of 128 bytes) or M-major (TA: boxes of 64 rows of M, k-rows of 128 bytes),
+// B N-major (boxes of 64 columns) or K-major (TB: rows of 128 bytes); one
+// instantiation each, so no branch comes between a tile's wgmmas.
+template <bool TA, bool TB>
+__device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t base, int lt,
+                                          int nk, int rows0) {
+    for (int kb = 0; kb < nk; ++kb) {
+        const int it = lt * nk + kb, s = stage_of(it);
+//% if fault ~= "no_full_wait" then
+        consumer_wait(base, it);
+//% end
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+//% if fault == "drop_k" then
+            if (kb == nk - 1 && kk == 0 && kb > 0) continue;  // fault: a k-slice of 16
+//% end
+            const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
+                                   : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
+#pragma unroll
+            for (int ms = 0; ms < kMsub; ++ms) {
+                const int row = rows0 + ms * 64;
+                const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
+                                       : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
+                wgmma_tile<TA, TB>(acc[ms], da, db, kb > 0 || kk > 0);
+            }
+        }
+        wgmma_commit();
+        wgmma_wait<1>();
+        if (kb > 0) consumer_release(base, it - 1);
+    }
+    wgmma_wait<0>();
+}
+
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
                                         const CUtensorMap* tmC) {
 //% if regs == "setmaxnreg" then
@@ -265,30 +304,10 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
-        for (int kb = 0; kb < nk; ++kb) {
-            const int it = lt * nk + kb, s = stage_of(it);
-//% if fault ~= "no_full_wait" then
-            consumer_wait(base, it);
-//% end
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < kBK / 16; ++kk) {
-//% if fault == "drop_k" then
-                if (kb == nk - 1 && kk == 0 && kb > 0) continue;  // fault: a k-slice of 16
-//% end
-                const uint64_t db = smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
-#pragma unroll
-                for (int ms = 0; ms < kMsub; ++ms) {
-                    const uint64_t da =
-                        smem_desc(stage_a(base, s) + (rows0 + ms * 64) * 128 + kk * 32, 16, 1024);
-                    wgmma_tile(acc[ms], da, db, kb > 0 || kk > 0);
-                }
-            }
-            wgmma_commit();
-            wgmma_wait<1>();
-            if (kb > 0) consumer_release(base, it - 1);
-        }
-        wgmma_wait<0>();
+        if (p.ta)
+            p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
+        else
+            p.tb ? main_loop<false, true>(acc, base, lt, nk, rows0) : main_loop<false, false>(acc, base, lt, nk, rows0);
         if (nk > 0) consumer_release(base, lt * nk + nk - 1);
         if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
         if (kSplit > 1) {

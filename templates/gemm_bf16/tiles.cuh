@@ -6,15 +6,18 @@
 // a one-block-per-tile CTA takes kTilesPerBlock consecutive ones.
 struct Problem {
     int M, N, K, ktiles, tiles_n, units_m, units;
+    bool ta, tb;  // A stored K x M (M-major tiles), B stored N x K (K-major tiles)
     float alpha, beta;
     __nv_bfloat16* C;
     int ldc;
     bool vec_store;  // bf16x2 stores are aligned
 };
 
-__device__ __forceinline__ Problem make_problem(int M, int N, int K, float alpha, float beta,
-                                                __nv_bfloat16* C, int ldc) {
+__device__ __forceinline__ Problem make_problem(int transa, int transb, int M, int N, int K,
+                                                float alpha, float beta, __nv_bfloat16* C, int ldc) {
     Problem p;
+    p.ta = transa != 0;
+    p.tb = transb != 0;
     p.M = M;
     p.N = N;
     p.K = K;

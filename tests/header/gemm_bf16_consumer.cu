@@ -1,10 +1,11 @@
 // A program of two translation units that include kernels/gemm_bf16.cuh and
-// just call bartune_gemm_bf16, as a user would: shapes whose rows the copy
-// engine takes (leading dimensions multiples of 8, aligned pointers: the
-// tensor-core path) and shapes it refuses (odd leading dimensions, offset
-// pointers: the plain path), M, N or K of 1, 7, 33, 1000, from both units;
-// each result within the bound of problems/gemm_bf16.lua against a double
-// loop here. Usage: gemm_bf16_consumer [expect-tuned|any] (exit 77 without a GPU)
+// just call bartune_gemm_bf16, as a user would: in the four layouts (A, B
+// row-major or stored transposed), shapes whose rows the copy engine takes
+// (leading dimensions multiples of 8, aligned pointers: the tensor-core
+// path) and shapes it refuses (odd leading dimensions, offset pointers: the
+// plain path), M, N or K of 1, 7, 33, 1000, from both units; each result
+// within the bound of problems/gemm_bf16.lua against a double loop here; a
+// layout other than 0 or 1 is cudaErrorInvalidValue. Usage: gemm_bf16_consumer [expect-tuned|any] (exit 77 without a GPU)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,9 +15,9 @@
 #include "gemm_bf16.cuh"
 
 // gemm_bf16_other.cu: the same header, the other translation unit.
-cudaError_t other_unit_gemm_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
-                                 const __nv_bfloat16* B, int ldb, float beta, __nv_bfloat16* C,
-                                 int ldc, cudaStream_t s);
+cudaError_t other_unit_gemm_bf16(int transa, int transb, int M, int N, int K, float alpha,
+                                 const __nv_bfloat16* A, int lda, const __nv_bfloat16* B, int ldb,
+                                 float beta, __nv_bfloat16* C, int ldc, cudaStream_t s);
 
 #include "cuda_check.h"
 
@@ -28,11 +29,14 @@ static __nv_bfloat16 uniform() {
 }
 static double f(__nv_bfloat16 v) { return (double)__bfloat162float(v); }
 
-// One call: C = alpha A B + beta C with A at offset `off` elements.
-static bool check(int M, int N, int K, int lda, int ldb, int ldc, int off, bool other) {
+// One call: C = alpha op(A) op(B) + beta C with A at offset `off` elements;
+// lda and ldb are the stored rows' (K or M for A, N or K for B) plus pads.
+static bool check(int ta, int tb, int M, int N, int K, int pad_a, int pad_b, int ldc, int off,
+                  bool other) {
     const float alpha = 1.5f, beta = -0.5f;
-    size_t la = (size_t)(M - 1) * lda + K + off, lb = (size_t)(K - 1) * ldb + N,
-           lc = (size_t)(M - 1) * ldc + N;
+    const int lda = (ta ? M : K) + pad_a, ldb = (tb ? K : N) + pad_b;
+    size_t la = (size_t)((ta ? K : M) - 1) * lda + (ta ? M : K) + off,
+           lb = (size_t)((tb ? N : K) - 1) * ldb + (tb ? K : N), lc = (size_t)(M - 1) * ldc + N;
     std::vector<__nv_bfloat16> a(la), b(lb), c(lc), got(lc);
     for (auto& v : a) v = uniform();
     for (auto& v : b) v = uniform();
@@ -45,9 +49,9 @@ static bool check(int M, int N, int K, int lda, int ldb, int ldc, int off, bool 
     CHECK(cudaMemcpy(db, b.data(), lb * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dc, c.data(), lc * 2, cudaMemcpyHostToDevice));
     const char* variant =
-        bartune_gemm_bf16_variant(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
-    CHECK(other ? other_unit_gemm_bf16(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc, 0)
-                : bartune_gemm_bf16(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc));
+        bartune_gemm_bf16_variant(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
+    CHECK(other ? other_unit_gemm_bf16(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc, 0)
+                : bartune_gemm_bf16(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc));
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(got.data(), dc, lc * 2, cudaMemcpyDeviceToHost));
     cudaFree(da), cudaFree(db), cudaFree(dc);
@@ -62,7 +66,9 @@ static bool check(int M, int N, int K, int lda, int ldb, int ldc, int off, bool 
             }
             double sum = 0, mag = 0;
             for (int k = 0; k < K; k++) {
-                double p = f(a[off + (size_t)i * lda + k]) * f(b[(size_t)k * ldb + j]);
+                const size_t ai = ta ? (size_t)k * lda + i : (size_t)i * lda + k;
+                const size_t bi = tb ? (size_t)j * ldb + k : (size_t)k * ldb + j;
+                double p = f(a[off + ai]) * f(b[bi]);
                 sum += p;
                 mag += fabs(p);
             }
@@ -72,13 +78,14 @@ static bool check(int M, int N, int K, int lda, int ldb, int ldc, int off, bool 
             if (!(fabs(f(got[at]) - want) <= bound) && bad++ == 0)
                 printf("  (%d,%d): got %.6g, want %.6g, bound %.3g\n", i, j, f(got[at]), want, bound);
         }
-    printf("M=%d N=%d K=%d lda=%d ldb=%d ldc=%d A+%d (%s): %s: %s\n", M, N, K, lda, ldb, ldc, off,
-           other ? "other unit" : "this unit", variant, bad ? "WRONG" : "within the bound");
+    printf("transa=%d transb=%d M=%d N=%d K=%d lda=%d ldb=%d ldc=%d A+%d (%s): %s: %s\n", ta, tb, M,
+           N, K, lda, ldb, ldc, off, other ? "other unit" : "this unit", variant,
+           bad ? "WRONG" : "within the bound");
     // the calls the tuned variants serve (templates/gemm_bf16/host.cuh): leading
     // dimensions multiples of 8, 16-byte aligned matrices (cudaMalloc's are)
     const bool servable = lda % 8 == 0 && ldb % 8 == 0 && ldc % 8 == 0 && off % 8 == 0 && K >= 1;
     const bartune_gemm_bf16_path_t path =
-        bartune_gemm_bf16_path(M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
+        bartune_gemm_bf16_path(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
     if (expect_tuned && servable && (path.variant < 0 || path.why)) {
         printf("  expected a tuned variant for this call on this device, took the fallback: %s\n",
                path.why ? path.why : "(no reason given)");
@@ -98,19 +105,32 @@ int main(int argc, char** argv) {
             for (int K : dims) {
                 if ((long long)M * N * K > 40000000LL) continue;  // the CPU check's time
                 const int pad = n % 3;                           // 0: tight, else odd
-                ok = check(M, N, K, K + pad, N + 2 * pad, N + pad, n % 4, n % 2) && ok;
+                const int ta = (n / 2) % 2, tb = n % 2;          // the layouts in turn
+                ok = check(ta, tb, M, N, K, pad, 2 * pad, N + pad, n % 4, n % 2) && ok;
                 n++;
             }
-    // the copy engine's path: leading dimensions multiples of 8, partial tiles
-    ok = check(1000, 1000, 40, 40, 1000, 1000, 0, false) && ok;
-    ok = check(333, 200, 100, 104, 200, 203, 8, true) && ok;
-    ok = check(1024, 1024, 512, 512, 1024, 1024, 0, true) && ok;
-    ok = check(129, 4104, 72, 72, 4104, 4104, 0, false) && ok;
-    ok = check(7, 8, 8, 8, 8, 8, 0, true) && ok;
-    if (bartune_gemm_bf16(0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5) != cudaSuccess) {
+    // the copy engine's path: leading dimensions multiples of 8, partial
+    // tiles, in every layout
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            ok = check(ta, tb, 1000, 1000, 40, 0, 0, 1000, 0, false) && ok;
+            ok = check(ta, tb, 333, 200, 100, ta ? 3 : 4, 0, 203, 8, true) && ok;
+            ok = check(ta, tb, 1024, 1024, 512, 0, 8, 1024, 0, true) && ok;
+            ok = check(ta, tb, 129, 4104, 72, ta ? 7 : 0, 0, 4104, 0, false) && ok;
+            ok = check(ta, tb, 7, 8, 8, ta ? 1 : 0, 0, 8, 0, true) && ok;
+        }
+    if (bartune_gemm_bf16(0, 0, 0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5) != cudaSuccess) {
         printf("M=0 did not return cudaSuccess\n");
         ok = false;
     }
+    for (int bad : {-1, 2})
+        if (bartune_gemm_bf16(bad, 0, 8, 8, 8, 1.0f, nullptr, 8, nullptr, 8, 0.0f, nullptr, 8) !=
+                cudaErrorInvalidValue ||
+            bartune_gemm_bf16(0, bad, 8, 8, 8, 1.0f, nullptr, 8, nullptr, 8, 0.0f, nullptr, 8) !=
+                cudaErrorInvalidValue) {
+            printf("a layout of %d did not return cudaErrorInvalidValue\n", bad);
+            ok = false;
+        }
     printf(ok ? "all within the bound\n" : "FAILED\n");
     return ok ? 0 : 1;
 }
