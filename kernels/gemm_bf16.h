@@ -13,6 +13,6 @@ struct bartune_gemm_bf16_path_t {
     const char *name, *why;
 };
 #endif
-cudaError_t bartune_gemm_bf16(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream = 0);
-bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc);
-const char *bartune_gemm_bf16_variant(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc);
+cudaError_t bartune_gemm_bf16(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream = 0);
+bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc);
+const char *bartune_gemm_bf16_variant(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc);

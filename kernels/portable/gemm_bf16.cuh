@@ -101,8 +101,9 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 }  // namespace bartune_common
 #endif
 
-// bartune template: bf16 GEMM on tensor cores, C = alpha A B + beta C, A
-// (M x K) and B (K x N) bf16 row-major, fp32 accumulation, C bf16.
+// bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
+// C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
+// (transa, transb), fp32 accumulation, C bf16 row-major.
 // The Hopper kind is warp-specialised: producer threads issue bulk tensor
 // copies (TMA) of A and B tiles into a ring of shared-memory stages, each
 // completing on the stage's full mbarrier with a transaction count;
@@ -120,11 +121,12 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 namespace bartune_gemm_bf16_portable {
 
 // The plain kernel: fp32 FMAs on CUDA cores, any GPU, any leading
-// dimension and alignment. A 64 x 64 tile of C per block of 256 threads,
+// dimension, alignment and layout (transa, transb: A, B stored
+// transposed, as problems/gemm_bf16.lua says). A 64 x 64 tile of C per block of 256 threads,
 // each thread a 4 x 4 sub-tile; k-tiles of 16 staged as floats.
 constexpr int kSimtThreads = 256, kSimtTile = 64, kSimtK = 16;
 
-__device__ __forceinline__ void simt_gemm(int M, int N, int K, float alpha,
+__device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, int K, float alpha,
                                           const __nv_bfloat16* __restrict__ A, int lda,
                                           const __nv_bfloat16* __restrict__ B, int ldb, float beta,
                                           __nv_bfloat16* __restrict__ C, int ldc) {
@@ -132,14 +134,17 @@ __device__ __forceinline__ void simt_gemm(int M, int N, int K, float alpha,
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     const long long m0 = (long long)blockIdx.y * kSimtTile, n0 = (long long)blockIdx.x * kSimtTile;
     float acc[4][4] = {};
+    // element strides of op(A) along i and k, of op(B) along k and j
+    const long long a_i = transa ? 1 : lda, a_k = transa ? lda : 1;
+    const long long b_k = transb ? 1 : ldb, b_j = transb ? ldb : 1;
     for (int k0 = 0; k0 < K; k0 += kSimtK) {
         for (int i = threadIdx.x; i < kSimtK * kSimtTile; i += kSimtThreads) {
             const int r = i / kSimtK, k = i % kSimtK;  // A: 64 rows x 16 k
             const long long gm = m0 + r, gk = k0 + k;
-            as[k][r] = gm < M && gk < K ? __bfloat162float(A[gm * lda + gk]) : 0.f;
+            as[k][r] = gm < M && gk < K ? __bfloat162float(A[gm * a_i + gk * a_k]) : 0.f;
             const int kb = i / kSimtTile, c = i % kSimtTile;  // B: 16 k x 64 columns
             const long long bk = k0 + kb, bn = n0 + c;
-            bs[kb][c] = bk < K && bn < N ? __bfloat162float(B[bk * ldb + bn]) : 0.f;
+            bs[kb][c] = bk < K && bn < N ? __bfloat162float(B[bk * b_k + bn * b_j]) : 0.f;
         }
         __syncthreads();
 #pragma unroll
@@ -161,10 +166,10 @@ __device__ __forceinline__ void simt_gemm(int M, int N, int K, float alpha,
 }
 
 static __global__ void __launch_bounds__(kSimtThreads)
-bt_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
-               const __nv_bfloat16* __restrict__ B, int ldb, float beta,
-               __nv_bfloat16* __restrict__ C, int ldc) {
-    simt_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+bt_kernel(int transa, int transb, int M, int N, int K, float alpha,
+               const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
+               int ldb, float beta, __nv_bfloat16* __restrict__ C, int ldc) {
+    simt_gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 }  // namespace bartune_gemm_bf16_portable
@@ -179,7 +184,11 @@ inline bool usable() {
 }
 
 // Launch geometry from the space's launch(), as measured.
-inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream) {
+inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream) {
+    const long long bt_s_transa = (long long)transa;
+    (void)bt_s_transa;
+    const long long bt_s_transb = (long long)transb;
+    (void)bt_s_transb;
     const long long bt_s_M = (long long)M;
     (void)bt_s_M;
     const long long bt_s_N = (long long)N;
@@ -222,7 +231,7 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc};
+    void *bt_args[] = {(void *)&transa, (void *)&transb, (void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc};
     return cudaLaunchKernel((const void *)bt_kernel,
         dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
         dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
@@ -232,29 +241,32 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const __nv_bf
 // where the call is of the class the check sizes verified it for
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
-// dimension. BLAS's conventions: M or N = 0 is a no-op, K = 0 scales C by
-// beta; a null matrix a non-empty call reads or writes, or a leading
-// dimension below its row, is cudaErrorInvalidValue.
-inline bool shape_ok(int M, int N, int K, const void* A, int lda, const void* B, int ldb,
-                     const void* C, int ldc) {
-    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+// dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
+// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
+// call reads or writes, or a leading dimension below its stored row, is
+// cudaErrorInvalidValue.
+inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
+                     const void* B, int ldb, const void* C, int ldc) {
+    if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
+        return false;
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
-inline const char* fallback_reason(int M, int N, int K, float alpha, const __nv_bfloat16* A,
+inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                    int lda, const __nv_bfloat16* B, int ldb, float beta,
                                    __nv_bfloat16* C, int ldc) {
     (void)alpha;
     (void)beta;
-    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return "an invalid call: cudaErrorInvalidValue";
+    if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return "an invalid call: cudaErrorInvalidValue";
     return nullptr;
 }
 
-inline cudaError_t run(int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
+inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
                        const __nv_bfloat16* B, int ldb, float beta, __nv_bfloat16* C, int ldc,
                        cudaStream_t stream) {
-    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
+    if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
-    return launch_kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 }  // namespace bartune_gemm_bf16_portable
