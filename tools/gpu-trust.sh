@@ -21,6 +21,7 @@
 #   ncu-sgemm      ncu's warp-state and pipe sections of one launch of the 4096^3 best (NCU_CONFIG)
 #   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
+#   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
@@ -215,6 +216,16 @@ for line in sys.stdin:
               grep -E "Duration|SM Active Cycles|sm__cycles_active|Achieved Occupancy|Eligible Warps|Waves Per SM|Cluster" \
                   "$out/ncu-tallk-$sp.log" | head -14
           done ;;
+    bench-gemm) # bench of gemm_bf16's recorded bests (GEMM_SHAPES as tune-gemm's) beside cuBLAS and each kind
+          for sh in ${GEMM_SHAPES:-4096x4096x4096 4096x4096x4096:0,1}; do
+              IFS=: read -r dims lay <<<"$sh"
+              IFS=x read -r m n k <<<"$dims"
+              IFS=, read -r ta tb <<<"${lay:-0,0}"
+              timeout "${BENCH_TIMEOUT:-120}" $b bench gen/gemm_bf16.lua --size transa="$ta" --size transb="$tb" \
+                  --size M="$m" --size N="$n" --size K="$k" >>"$out/bench-gemm.log" 2>&1
+              echo "bench $sh rc=$?"
+          done
+          grep -E "^gemm_bf16 on|tuned best|cuBLAS" "$out/bench-gemm.log" | cut -c1-160 ;;
     bench-sgemm) timeout "${BENCH_TIMEOUT:-240}" $b bench gen/sgemm.lua >"$out/bench-sgemm.log" 2>&1
           echo "bench rc=$?"; grep -v "^$" "$out/bench-sgemm.log" | cut -c1-200 | tail -40 ;;
     landscapes) # complete landscapes for the search (issue 26): the skeleton at two sizes, pipeline at a second
