@@ -18,7 +18,8 @@
                         X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)           \
                             X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                \
                                 X(cuEventElapsedTime) X(cuEventDestroy) X(cuGetErrorName)          \
-                                    X(cuGetErrorString) X(cuMemcpyDtoD) X(cuTensorMapEncodeTiled)
+                                    X(cuGetErrorString) X(cuMemcpyDtoD) X(cuTensorMapEncodeTiled) \
+                                        X(cuDeviceGetPCIBusId)
 
 typedef struct {
     void *lib;

@@ -11,7 +11,9 @@
  *                                   check size's problem, named so in failures)
  *   {"op":"measure",...}         -> {"probe_ms":T,"launches_left":L}, then
  *                                   ("checks":[{slot, grid, block, smem, ...}]:
- *                                   verified there too, after the timing)
+ *                                   verified there too, after the timing;
+ *                                   "sustain_s":S: launches back to back for S
+ *                                   seconds, their time and energy per call)
  *                                   {"ok":true,"median_ms":..,"checked":N} or
  *                                   {"ok":true,"median_ms":..,"rejected":true}
  *                                   (first timed launch over "reject_ms") or
@@ -35,6 +37,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "power.h"
 #include "problem.h"
 #include "util.h"
 
@@ -816,7 +819,61 @@ static bool read_maps(json_t *req, launch_cfg *l) {
 
 /* {"op":"measure","host":LIB,"reps":R}: a host baseline's library, loaded
  * once and kept (it may hold handles), timed and checked like a kernel. */
-static void measure_host(const char *lib, int reps) {
+/* A measure's "sustain_s": S (bench): after it passed, launches back to back
+ * for about S seconds at the tuned sizes, nothing restored between them (a
+ * program calling the kernel in a loop, at the card's power cap), timed by
+ * events around them all, NVML's energy counter read before and after. The
+ * answer gets sustained_ms, and joules (per call) and watts where NVML reads
+ * the counter, else no_energy (why). False when a failure was answered. */
+static bool sustain(const launch_cfg *l, double seconds, json_t *ans) {
+    static int power = -1;
+    static const char *no_power;
+    if (power < 0) {
+        char bus[64];
+        no_power = "cuDeviceGetPCIBusId failed";
+        power = drv.cuDeviceGetPCIBusId(bus, sizeof bus, R.dev) == CUDA_SUCCESS &&
+                power_open(bus, &no_power);
+    }
+    const double med = json_number_value(json_object_get(ans, "median_ms"));
+    double want = seconds * 1e3 / (med > 1e-4 ? med : 1e-4);
+    const long n = want < 10 ? 10 : want > 1e7 ? 10000000 : (long)want;
+    /* a probe line: the CLI's deadline covers the n launches */
+    send_json(json_pack("{s:f, s:i}", "probe_ms", med, "launches_left", (json_int_t)n));
+    CUevent ev[2] = {NULL, NULL};
+    unsigned long long e0 = 0, e1 = 0;
+    CUresult r = drv.cuEventCreate(&ev[0], CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS) r = drv.cuEventCreate(&ev[1], CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
+    bool energy = power && power_energy_mj(&e0);
+    if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[0], NULL);
+    for (long i = 0; i < n && r == CUDA_SUCCESS; i++)
+        r = launch(l, 0);
+    if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[1], NULL);
+    if (r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
+    energy = energy && power_energy_mj(&e1) && e1 > e0;
+    float ms = 0;
+    if (r == CUDA_SUCCESS) r = drv.cuEventElapsedTime(&ms, ev[0], ev[1]);
+    for (int i = 0; i < 2; i++)
+        if (ev[i]) drv.cuEventDestroy(ev[i]);
+    if (r != CUDA_SUCCESS) {
+        fail_cuda("launch_error", "the sustained launches", r);
+        return false;
+    }
+    if (!intact()) return false;
+    const double calls = (double)n;
+    json_object_set_new(ans, "sustained_ms", json_real(ms / calls));
+    json_object_set_new(ans, "sustained_launches", json_integer((json_int_t)n));
+    if (energy) {
+        json_object_set_new(ans, "joules", json_real((double)(e1 - e0) / 1e3 / calls));
+        json_object_set_new(ans, "watts", json_real((double)(e1 - e0) / ms));
+        if (power_limit_w() > 0) json_object_set_new(ans, "power_limit_w", json_real(power_limit_w()));
+    } else {
+        json_object_set_new(ans, "no_energy", json_string(power ? "the counter did not advance" : no_power));
+    }
+    return true;
+}
+
+static void measure_host(const char *lib, int reps, double sustain_s) {
     void *so = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     host_fn fn = so ? (host_fn)(uintptr_t)dlsym(so, "bartune_baseline") : NULL;
     if (!fn) {
@@ -826,6 +883,10 @@ static void measure_host(const char *lib, int reps) {
     }
     launch_cfg l = {.host = fn};
     json_t *ans = run_measurement(&l, reps, 0, false, 0, 0);
+    if (ans && sustain_s > 0 && !sustain(&l, sustain_s, ans)) {
+        json_decref(ans);
+        ans = NULL;
+    }
     if (ans) send_json(ans);
 }
 
@@ -912,8 +973,13 @@ static void cmd_measure(json_t *req) {
         fail("bad_request", "measure needs reps in 1..100000");
         return;
     }
+    const double sustain_s = json_number_value(json_object_get(req, "sustain_s"));
+    if (!(sustain_s >= 0 && sustain_s <= 600)) {
+        fail("bad_request", "sustain_s must be 0 to 600 seconds");
+        return;
+    }
     if (host) {
-        measure_host(host, (int)reps);
+        measure_host(host, (int)reps, sustain_s);
         return;
     }
     const char *cubin = json_string_value(json_object_get(req, "cubin"));
@@ -946,6 +1012,11 @@ static void cmd_measure(json_t *req) {
                                             once ? 0 : extra);
         /* a rejected variant can never be the best: its checks would buy nothing */
         bool check = ans && !once && !json_is_true(json_object_get(ans, "rejected"));
+        if (check && sustain_s > 0 && !sustain(&l, sustain_s, ans)) { /* at the tuned sizes */
+            json_decref(ans);
+            ans = NULL;
+            check = false;
+        }
         const double t1 = wall_ms();
         if (check && !run_checks(checks, fn)) {
             json_decref(ans);

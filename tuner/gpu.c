@@ -408,6 +408,7 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
     if (json_array_size(maps)) json_object_set(req, "tensor_maps", maps);
     if (sanitize) json_object_set_new(req, "sanitize", json_true());
     if (reject_ms > 0) json_object_set_new(req, "reject_ms", json_real(reject_ms));
+    if (g->sustain_s > 0 && !sanitize) json_object_set_new(req, "sustain_s", json_real(g->sustain_s));
     if (!sanitize && !add_checks(g, req, values, geometry, refused)) {
         json_decref(req);
         return NULL;
@@ -443,6 +444,7 @@ bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *
 
 bool gpu_measure_host(gpu *g, const char *lib, runner_result *r, json_t **answer) {
     json_t *req = json_pack("{s:s, s:s, s:i}", "op", "measure", "host", lib, "reps", g->o->reps);
+    if (g->sustain_s > 0) json_object_set_new(req, "sustain_s", json_real(g->sustain_s));
     *r = runner_request(&g->runner, req, first_answer_timeout(g), answer);
     json_decref(req);
     return *r == RUNNER_OK;

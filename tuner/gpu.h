@@ -25,6 +25,7 @@ typedef struct {
     json_t *sizes;    /* set up at these (object), or NULL */
     json_t *instance; /* the space's instance at them */
     bool cpu_only;    /* gpu_open_cpu: problems set up on the CPU alone */
+    double sustain_s; /* measures also call back to back this long (bench's rows; 0: not) */
 } gpu;
 
 /* The protocol's opening: the runner's version checked, its device read

@@ -121,10 +121,12 @@ static const struct command commands[] = {
      "Prints the recorded measurements, fastest first, per device.\n",
      false},
     {"bench", cmd_bench, true,
-     "usage: bartune bench SPACE [--size K=V...] [--reps N] [--results DIR]\n"
+     "usage: bartune bench SPACE [--size K=V...] [--reps N] [--sustain S] [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
-     "best variant and each baseline again, side by side in one run.\n",
+     "best variant and each baseline again, side by side in one run; the best and the\n"
+     "problem's host baselines also called back to back for S seconds (default 3; 0:\n"
+     "not): time and energy per call at the card's power cap (energy: through NVML).\n",
      false},
     {"merge", cmd_merge, false,
      "usage: bartune merge FILE.jsonl... [--results DIR]\n"
@@ -301,6 +303,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_SANITIZE,
         O_RETRY,
         O_REPS,
+        O_SUSTAIN,
         O_TIMEOUT,
         O_CTIMEOUT,
         O_RETIME,
@@ -332,6 +335,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"sanitize", no_argument, NULL, O_SANITIZE},
         {"retry", required_argument, NULL, O_RETRY},
         {"reps", required_argument, NULL, O_REPS},
+        {"sustain", required_argument, NULL, O_SUSTAIN},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
         {"retime", no_argument, NULL, O_RETIME},
@@ -424,6 +428,11 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                                    optarg);
             o->reps = (int)iv;
             break;
+        case O_SUSTAIN:
+            if (!parse_number(optarg, 0, 600, &v))
+                return usage_error(cmdspace, "--sustain needs seconds in 0..600, got '%s'", optarg);
+            o->sustain_s = v;
+            break;
         case O_TIMEOUT:
             if (!parse_number(optarg, 0.1, 86400, &v))
                 return usage_error(cmdspace, "--timeout needs seconds in 0.1..86400, got '%s'",
@@ -508,6 +517,8 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             return usage_error(cmdspace, "unexpected argument '%s' (overrides are name=value)", a);
         }
     }
+    if (o->sustain_s >= 0 && strcmp(cmd->name, "bench"))
+        return usage_error(cmdspace, "%s", "--sustain is bench's (its sustained rows)");
     if (o->warm_from && strcmp(cmd->name, "replay"))
         return usage_error(
             cmdspace, "%s",
@@ -545,6 +556,7 @@ int main(int argc, char **argv) {
                  .nvcc = BARTUNE_NVCC,
                  .jobs = 0,
                  .reps = 20,
+                 .sustain_s = -1,
                  .timeout = 10,
                  .reject = 3,
                  .compile_timeout = 120,
