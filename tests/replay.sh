@@ -26,7 +26,7 @@ for st in ils ga random exhaustive; do
         { echo "replay $st failed:"; cat "$tmp_out"; fail=1; continue; }
     head -1 "$tmp_out" | grep -q "5971 candidates" || { echo "$st: not the whole space"; cat "$tmp_out"; fail=1; }
     case $st in
-    ils) check ils 2 30 28; check ils 1 32 28 ;;
+    ils) check ils 2 25 30; check ils 1 30 30 ;; # 21 and 25 in 30/30 (NOTES.md 2026-12-02, seventh)
     ga) check ga 2 90 27; check ga 1 110 27 ;;
     random) check random 2 300 25 ;;
     exhaustive) check exhaustive 2 60 30 ;;
@@ -81,7 +81,7 @@ gunzip -c tests/data/h200-pipeline-n16777216.jsonl.gz >"$tmp/p24.jsonl"
 check "ils at n = 2^24 warm from 2^28" 2 15 30
 "$bartune" replay gen/pipeline.lua --records "$tmp/p24.jsonl" --seeds 30 >"$tmp_out" 2>&1 ||
     { echo "cold replay at 2^24 failed:"; cat "$tmp_out"; fail=1; }
-check "ils at n = 2^24, cold" 2 30 29
+check "ils at n = 2^24, cold" 2 32 30
 "$bartune" new "$tmp/sk/sk" >/dev/null 2>&1 || { echo "bartune new failed"; fail=1; }
 gunzip -c tests/data/h200-skeleton-sk.jsonl.gz >"$tmp/sk.jsonl"
 for n in 67108864 4194304; do
@@ -91,7 +91,9 @@ for n in 67108864 4194304; do
     check "ils on the skeleton at n=$n warm from the other size" 2 15 30
     "$bartune" replay "$tmp/sk/sk/sk.lua" --records "$tmp/sk.jsonl" --size n=$n --seeds 30 >"$tmp_out" 2>&1 ||
         { echo "skeleton cold replay at n=$n failed:"; cat "$tmp_out"; fail=1; }
-    check "ils on the skeleton at n=$n, cold" 2 20 30
+    # Kernel Tuner 1.5's best here (tools/kt-compare.py): basinhopping 8 at 2^26,
+    # dual_annealing 15 at 2^22; ils within 1.2x of them: 9 and 14
+    check "ils on the skeleton at n=$n, cold" 2 $([ $n = 67108864 ] && echo 9 || echo 16) 30
     # the model-based strategy, cold: where the landscape is smooth it beats
     # ils's 16 and 19 (NOTES.md; on pipeline it does not, so ils stays default)
     "$bartune" replay "$tmp/sk/sk/sk.lua" --records "$tmp/sk.jsonl" --size n=$n --strategy model \
