@@ -46,4 +46,26 @@ best=$(grep '"n":1000' "$file" | grep '"status":"ok"' | grep -o '"median_ms":[0-
 first=$(grep '"n":2000' "$file" | head -1 | grep -o '"median_ms":[0-9.]*')
 [ -n "$best" ] && [ "$first" = "$best" ] ||
     fail "warm: the first candidate at n=2000 took ${first:-nothing}, the best at n=1000 ${best:-nothing}"
-echo "strategy runs keep their budget, compile what they ask, repeat with a seed, resume, start warm"
+# another device's records (run --warm-from DEVICE): a device with none of
+# its own starts from the best the other recorded at these sizes
+mkdir -p "$tmp/x/r/other-gpu-sm90"
+cp "$file" "$tmp/x/r/other-gpu-sm90/pipeline.jsonl"
+xrun() { # NAME WARM-FROM
+    FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua --strategy ils --budget 3 --seed 3 --size n=1000 \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/x/$1" --kernels "$tmp/x/k" --cache "$tmp/c" \
+        --warm-from "$2" --no-emit >/dev/null 2>"$tmp/x-$1.err" || { cat "$tmp/x-$1.err"; fail "--warm-from $2 failed"; }
+}
+xrun r other-gpu-sm90
+grep -q "starts from the fastest of 0 other size tuple(s) recorded for this device and 2 landscape(s) of 1 other device(s)" \
+    "$tmp/x-r.err" || fail "--warm-from other-gpu-sm90 did not say what it starts from: $(head -5 "$tmp/x-r.err")"
+mine=$(ls "$tmp"/x/r/*/pipeline.jsonl | grep -v other-gpu)
+first=$(head -1 "$mine" | grep -o '"median_ms":[0-9.]*')
+[ -n "$best" ] && [ "$first" = "$best" ] ||
+    fail "--warm-from: the first candidate took ${first:-nothing}, the other device's best ${best:-nothing}"
+cp -r "$tmp/x/r" "$tmp/x/cold" && rm -f "$tmp"/x/cold/fake*/pipeline.jsonl
+xrun cold none
+grep -q "starts cold (--warm-from none)" "$tmp/x-cold.err" || fail "--warm-from none: $(head -5 "$tmp/x-cold.err")"
+"$bartune" run gen/pipeline.lua --warm-from all --size n=1000 --runner "$root/tests/fake_runner.sh" \
+    --results "$tmp/x/r" --no-emit >/dev/null 2>"$tmp/x-bad.err" && fail "--warm-from without --strategy ran"
+grep -q "give --strategy too" "$tmp/x-bad.err" || fail "--warm-from without --strategy: $(cat "$tmp/x-bad.err")"
+echo "strategy runs keep their budget, compile what they ask, repeat with a seed, resume, start warm (also from another device)"

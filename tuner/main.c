@@ -71,7 +71,11 @@ static const struct command commands[] = {
      "  --strategy NAME search with gen/lib/strategies/NAME.lua (exhaustive, random, ils,\n"
      "                  ga) instead of measuring everything; --budget N measured\n"
      "                  configurations or a time (10m) for each size tuple (the\n"
-     "                  inputs and CPU reference not counted); --seed makes it repeatable\n"
+     "                  inputs and CPU reference not counted); --seed makes it repeatable;\n"
+     "                  it starts from the fastest of this device's other size tuples\n"
+     "  --warm-from D   with --strategy: also from the records of device D (a folder of\n"
+     "                  the results folder, e.g. nvidia-h100-sm90), or of 'all' others;\n"
+     "                  'none': a cold start\n"
      "  --sanitize      before emitting, run the best few under compute-sanitizer\n"
      "                  (memcheck, racecheck, synccheck); a flagged variant is not emitted\n"
      "  --script-timeout S  seconds one call into a Lua script may take (default 60)\n"
@@ -519,11 +523,17 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
     }
     if (o->sustain_s >= 0 && strcmp(cmd->name, "bench"))
         return usage_error(cmdspace, "%s", "--sustain is bench's (its sustained rows)");
-    if (o->warm_from && strcmp(cmd->name, "replay"))
-        return usage_error(
-            cmdspace, "%s",
-            "--warm-from is replay's (a run with --strategy starts from this device's other "
-            "size tuples by itself)");
+    if (o->warm_from && strcmp(cmd->name, "replay") && strcmp(cmd->name, "run"))
+        return usage_error(cmdspace, "%s", "--warm-from is run's (with --strategy) and replay's");
+    if (o->warm_from && !strcmp(cmd->name, "run") && !o->strategy)
+        return usage_error(cmdspace, "%s",
+                           "--warm-from tells a search where to start: give --strategy too");
+    if (o->warm_from && !strcmp(cmd->name, "run") &&
+        (!o->warm_from[0] || strchr(o->warm_from, '/') || o->warm_from[0] == '.'))
+        return usage_error(cmdspace,
+                           "run --warm-from takes a device key (a folder of the results folder), "
+                           "'all' or 'none', not '%s'",
+                           o->warm_from);
     if (o->shard_count > 1 && o->strategy)
         return usage_error(cmdspace, "%s",
                            "--shard splits the whole space; a --strategy searches one space: "

@@ -20,7 +20,8 @@ typedef struct {
     const char *runner;    /* path of bartune-runner */
     const char *nvcc;
     const char *records;   /* emit: a results file to read instead of results/<key>/ */
-    const char *warm_from; /* replay: records whose other landscapes the strategy starts from */
+    const char *warm_from; /* replay: records whose other landscapes the strategy starts from;
+                              run --strategy: a device key, "all" or "none" */
     struct size_override {
         char *name;
         long long value;

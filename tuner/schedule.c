@@ -408,23 +408,72 @@ static int next_asked(run_ctx *c, work_item *it) {
     return NEXT_ITEM;
 }
 
+/* Another device's records (run --warm-from): its landscapes, the same
+ * size tuple first, appended to the warm list. */
+typedef struct {
+    run_ctx *c;
+    json_t *warm;
+    int devices;
+} warm_ctx;
+
+static bool warm_each(void *ctx, const char *key, const char *path) {
+    warm_ctx *w = ctx;
+    const options *o = w->c->o;
+    if (!strcmp(key, w->c->lanes[0]->g.key) || (strcmp(o->warm_from, "all") && strcmp(o->warm_from, key)))
+        return true;
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, NULL, &dropped, &err), *near, *l;
+    if (!recs) {
+        msg_warn("--warm-from: %s (left out)", err);
+        free(err);
+        return true;
+    }
+    near = results_landscapes_near(recs, w->c->sizes, false);
+    size_t i;
+    json_array_foreach(near, i, l) json_array_append(w->warm, l);
+    w->devices += json_array_size(near) > 0;
+    json_decref(near);
+    json_decref(recs);
+    return true;
+}
+
+/* What a search starts from: the fastest of this device's other size
+ * tuples, the nearest first (recorded timings under any checks: they only
+ * order the first candidates asked), then those of the devices --warm-from
+ * names; nothing with --warm-from none. Says so on stderr. */
+static json_t *warm_landscapes(run_ctx *c) {
+    const options *o = c->o;
+    if (o->warm_from && !strcmp(o->warm_from, "none")) {
+        fprintf(stderr, "bartune: strategy %s starts cold (--warm-from none)\n", o->strategy);
+        return json_array();
+    }
+    json_t *warm = results_landscapes_near(c->store.records, c->sizes, true);
+    size_t own = json_array_size(warm);
+    warm_ctx w = {c, warm, 0};
+    bool ok = true;
+    if (o->warm_from) results_each_device(o->results, space_name(c->s), true, warm_each, &w, &ok);
+    if (o->warm_from && !w.devices)
+        msg_warn("--warm-from %s: no records of %s for %s under %s", o->warm_from,
+                 space_name(c->s), !strcmp(o->warm_from, "all") ? "another device" : "that device",
+                 o->results);
+    if (json_array_size(warm))
+        fprintf(stderr,
+                "bartune: strategy %s starts from the fastest of %zu other size tuple(s) "
+                "recorded for this device and %zu landscape(s) of %d other device(s)\n",
+                o->strategy, own, json_array_size(warm) - own, w.devices);
+    return warm;
+}
+
 int schedule_search(run_ctx *c) {
     const options *o = c->o;
     char *err = NULL, *chunk = NULL;
     char *text = strategy_load(o, &chunk);
     if (!text) return EXIT_INPUT;
     c->budget = o->budget_seconds > 0 ? 1L << 40 : o->budget;
-    /* it starts from the fastest of this device's other size tuples, the
-     * nearest first (recorded timings under any checks: they only order
-     * the first candidates asked) */
-    json_t *warm = results_landscapes_near(c->store.records, c->sizes, true);
+    json_t *warm = warm_landscapes(c);
     bool ok = space_search_start(c->s, &c->lanes[0]->g.dev, o->overrides, o->n_overrides, text,
                                  chunk, c->budget, o->seed, warm, &err);
-    if (ok && json_array_size(warm))
-        fprintf(stderr,
-                "bartune: strategy %s starts from the fastest of %zu other size tuple(s) "
-                "recorded for this device\n",
-                o->strategy, json_array_size(warm));
     json_decref(warm);
     free(text);
     free(chunk);
