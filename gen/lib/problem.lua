@@ -117,15 +117,15 @@ end
 
 -- A size's values = { ... }: distinct integers >= 0 of its type (at most 16).
 local function read_choices(file, z)
-  local v = z.values
+  local v = rawget(z, "values")
   if v == nil then return nil end
   local what = "size '" .. z[1] .. "': values"
-  if type(v) ~= "table" or #v == 0 or #v > 16 then
+  if type(v) ~= "table" or rawlen(v) == 0 or rawlen(v) > 16 then
     fail(file, what .. " must be a list of 1 to 16 integers (the values a call may give)")
   end
   local seen, out = {}, {}
-  for i = 1, #v do
-    local x = v[i]
+  for i = 1, rawlen(v) do
+    local x = rawget(v, i)
     if math.type(x) ~= "integer" or x < 0 or x > 0x7fffffff then
       fail(file, what .. "[" .. i .. "] must be an integer from 0 to 2^31 - 1, got " .. tostring(x))
     end
