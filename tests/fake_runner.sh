@@ -13,6 +13,8 @@
 # FAKE_RUNNER_VARY=1: each cubin gets its own time, 1 to 8 ms (for early
 #   rejection: a reject_ms below it gets one timed launch, "rejected").
 # FAKE_RUNNER_DIE_ON=K: GPU K's runner crashes on its first measure.
+# A measure with "sustain_s" answers sustained figures too: joules 0.0(9 - ms),
+#   least for the slowest (run --rank energy picks other variants than time).
 # FAKE_RUNNER_REQUESTS=FILE: append every request line it reads (what the
 #   CLI sends: problems with their slots, measures with their checks).
 # FAKE_RUNNER_CHECK_FAILS=PATTERN: a measure whose cubin path matches the
@@ -48,7 +50,12 @@ while IFS= read -r line <&3; do
              if [ -n "$reject" ] && awk -v m="$ms" -v r="$reject" 'BEGIN { exit !(m > r) }'; then
                  echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":1,"rejected":true}' >&4
              else
-                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":20,"checked":'$checks',"checks_ms":0.25,"measure_ms":2.5}' >&4
+                 # "sustain_s": sustained figures, the energy inverse to the time (the
+                 # slowest the most frugal), so ranking by energy differs from time
+                 sus=
+                 grep -q '"sustain_s"' <<<"$line" &&
+                     sus=',"sustained_ms":'$ms',"sustained_launches":100,"joules":0.0'$((9 - ms))',"watts":500'
+                 echo '{"ok":true,"median_ms":'$ms',"min_ms":'$ms',"max_ms":'$ms',"occupancy":4,"timed_launches":20,"checked":'$checks',"checks_ms":0.25,"measure_ms":2.5'"$sus"'}' >&4
              fi ;;
     floor) echo '{"ok":true,"copy_gbps":1000.0,"dtod_gbps":1200.0,"fma_per_s":1e13}' >&4 ;;
     quit) exit 0 ;;

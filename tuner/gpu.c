@@ -68,6 +68,10 @@ static bool prepare(gpu *g, const options *o, space *s, int ordinal) {
 
 int gpu_open(gpu *g, const options *o, space *s, int ordinal) {
     if (!prepare(g, o, s, ordinal)) return EXIT_FAILURE_;
+    /* run: sustained launches after each measure where --rank energy or
+     * --sustain asks (1 s unless --sustain says); bench sets its own */
+    if (!strcmp(o->command, "run"))
+        g->sustain_s = o->sustain_s >= 0 ? o->sustain_s : o->rank_energy ? 1 : 0;
     char *why = NULL;
     if (!start(g, &why)) {
         msg_error(

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "proc.h"
+#include "results.h"
 #include "space.h"
 #include "util.h"
 
@@ -57,6 +58,10 @@ static const struct command commands[] = {
      "                  default: the problem's tune list)\n"
      "  --seed N        seed of the generated inputs (default 1)\n"
      "  --reps N        timed launches per variant (default 20, at least 10)\n"
+     "  --rank energy   rank variants by the energy a call (joules, NVML) in sustained\n"
+     "                  launches, not by time (also emit's, show's, bench's); each\n"
+     "                  measure then calls the variant back to back for --sustain S\n"
+     "                  seconds (default 1; --sustain alone records those figures too)\n"
      "  --timeout S     seconds the first launch of a variant may take (default 10);\n"
      "                  later launches get a limit scaled from its time\n"
      "  --compile-timeout S  seconds one nvcc may take (default 120)\n"
@@ -117,15 +122,19 @@ static const struct command commands[] = {
      false},
     {"emit", cmd_emit, true,
      "usage: bartune emit SPACE [--records FILE] [--results DIR] [--kernels DIR]\n"
+     "                   [--rank energy]\n"
      "Writes kernels/<device>/<space>.cuh for every device with recorded results (or for\n"
-     "the device of FILE) and kernels/<space>.cuh, which picks the right one at run time.\n",
+     "the device of FILE) and kernels/<space>.cuh, which picks the right one at run time\n"
+     "(the fastest verified variant per size tuple; --rank energy: the one of least\n"
+     "energy a call, among those run --rank energy measured).\n",
      false},
     {"show", cmd_show, true,
-     "usage: bartune show SPACE [--records FILE] [--results DIR]\n"
-     "Prints the recorded measurements, fastest first, per device.\n",
+     "usage: bartune show SPACE [--records FILE] [--results DIR] [--rank energy]\n"
+     "Prints the recorded measurements, fastest first (or least energy first), per device.\n",
      false},
     {"bench", cmd_bench, true,
-     "usage: bartune bench SPACE [--size K=V...] [--reps N] [--sustain S] [--results DIR]\n"
+     "usage: bartune bench SPACE [--size K=V...] [--reps N] [--sustain S] [--rank energy]\n"
+     "                    [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
      "best variant and each baseline again, side by side in one run; the best and the\n"
@@ -308,6 +317,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_RETRY,
         O_REPS,
         O_SUSTAIN,
+        O_RANK,
         O_TIMEOUT,
         O_CTIMEOUT,
         O_RETIME,
@@ -340,6 +350,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"retry", required_argument, NULL, O_RETRY},
         {"reps", required_argument, NULL, O_REPS},
         {"sustain", required_argument, NULL, O_SUSTAIN},
+        {"rank", required_argument, NULL, O_RANK},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
         {"retime", no_argument, NULL, O_RETIME},
@@ -432,6 +443,11 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                                    optarg);
             o->reps = (int)iv;
             break;
+        case O_RANK:
+            if (strcmp(optarg, "time") && strcmp(optarg, "energy"))
+                return usage_error(cmdspace, "--rank is time or energy, not '%s'", optarg);
+            o->rank_energy = !strcmp(optarg, "energy");
+            break;
         case O_SUSTAIN:
             if (!parse_number(optarg, 0, 600, &v))
                 return usage_error(cmdspace, "--sustain needs seconds in 0..600, got '%s'", optarg);
@@ -521,8 +537,16 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             return usage_error(cmdspace, "unexpected argument '%s' (overrides are name=value)", a);
         }
     }
-    if (o->sustain_s >= 0 && strcmp(cmd->name, "bench"))
-        return usage_error(cmdspace, "%s", "--sustain is bench's (its sustained rows)");
+    if (o->sustain_s >= 0 && strcmp(cmd->name, "bench") && strcmp(cmd->name, "run"))
+        return usage_error(cmdspace, "%s", "--sustain is bench's and run's");
+    if (o->rank_energy && strcmp(cmd->name, "run") && strcmp(cmd->name, "emit") &&
+        strcmp(cmd->name, "show") && strcmp(cmd->name, "bench"))
+        return usage_error(cmdspace, "%s", "--rank is run's, emit's, show's and bench's");
+    if (o->rank_energy && !strcmp(cmd->name, "run") && o->sustain_s == 0)
+        return usage_error(cmdspace, "%s",
+                           "--rank energy measures energy in sustained launches: --sustain 0 "
+                           "leaves none");
+    if (o->rank_energy) results_rank_by("joules");
     if (o->warm_from && strcmp(cmd->name, "replay") && strcmp(cmd->name, "run"))
         return usage_error(cmdspace, "%s", "--warm-from is run's (with --strategy) and replay's");
     if (o->warm_from && !strcmp(cmd->name, "run") && !o->strategy)

@@ -100,6 +100,13 @@ void record_set_answer(json_t *rec, json_t *ans, bool ok) {
             if (json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) < 1e9)
                 json_object_set(rec, wall[i], v);
         }
+        /* sustained launches (bench, run --rank energy): time and energy a call */
+        const char *sus[] = {"sustained_ms", "joules", "watts"};
+        for (size_t i = 0; i < 3; i++) {
+            json_t *v = json_object_get(ans, sus[i]);
+            if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1e9)
+                json_object_set(rec, sus[i], v);
+        }
         /* early rejection: timed once, hopeless next to the best so far */
         if (json_is_true(json_object_get(ans, "rejected")))
             json_object_set_new(rec, "rejected", json_true());
@@ -203,6 +210,8 @@ char *record_check(json_t *rec, const char *want_key) {
     if (ver && !(json_is_string(ver) && strlen(json_string_value(ver)) == 16 &&
                  strspn(json_string_value(ver), "0123456789abcdef") == 16))
         return xstrdup("verified must be a digest of 16 hex digits");
+    json_t *j = json_object_get(rec, "joules");
+    if (j && !positive_ms(j)) return xstrdup("joules must be a number > 0");
     json_t *rej = json_object_get(rec, "rejected"), *tl = json_object_get(rec, "timed_launches");
     if ((rej && !json_is_boolean(rej)) || (tl && !json_is_integer(tl)))
         return xstrdup("rejected must be a boolean and timed_launches an integer");

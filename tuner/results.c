@@ -197,27 +197,39 @@ static bool config_contains(json_t *cfg, json_t *part) {
     return true;
 }
 
+/* What records are ranked by: the median time, or (--rank energy) the
+ * joules a call in the sustained launches; one choice per process. */
+static const char *rank_key = "median_ms";
+
+void results_rank_by(const char *key) { rank_key = key; }
+
+bool results_by_energy(void) { return !strcmp(rank_key, "joules"); }
+
+double results_rank_value(json_t *rec) {
+    json_t *v = json_object_get(rec, rank_key);
+    return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : -1;
+}
+
 json_t *results_best_matching(json_t *records, json_t *part, json_t *sizes) {
     json_t *best = NULL, *rec;
     size_t i;
-    double best_ms = 0;
+    double best_v = 0;
     json_array_foreach(records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
         if (!st || strcmp(st, "ok") != 0) continue;
         if (sizes && !json_equal(json_object_get(rec, "sizes"), sizes)) continue;
         if (part && !config_contains(json_object_get(rec, "config"), part)) continue;
-        double ms = json_number_value(json_object_get(rec, "median_ms"));
-        if (!best || ms < best_ms) {
+        double v = results_rank_value(rec);
+        if (v > 0 && (!best || v < best_v)) {
             best = rec;
-            best_ms = ms;
+            best_v = v;
         }
     }
     return best;
 }
 
-static int by_median(const void *a, const void *b) {
-    double x = json_number_value(json_object_get(*(json_t *const *)a, "median_ms"));
-    double y = json_number_value(json_object_get(*(json_t *const *)b, "median_ms"));
+static int by_rank(const void *a, const void *b) {
+    double x = results_rank_value(*(json_t *const *)a), y = results_rank_value(*(json_t *const *)b);
     return (x > y) - (x < y);
 }
 
@@ -226,10 +238,11 @@ json_t *results_ranked(json_t *records, json_t *sizes) {
     json_t **ok = malloc(sizeof(json_t *) * (count ? count : 1)), *rec;
     json_array_foreach(records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
-        if (st && !strcmp(st, "ok") && (!sizes || json_equal(json_object_get(rec, "sizes"), sizes)))
+        if (st && !strcmp(st, "ok") && (!sizes || json_equal(json_object_get(rec, "sizes"), sizes)) &&
+            results_rank_value(rec) > 0)
             ok[k++] = rec;
     }
-    qsort(ok, k, sizeof *ok, by_median);
+    qsort(ok, k, sizeof *ok, by_rank);
     json_t *out = json_array();
     for (i = 0; i < k; i++)
         json_array_append(out, ok[i]);

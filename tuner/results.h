@@ -27,7 +27,15 @@ void results_close(results_store *s);
  * `want_key` when given, a field of the wrong type) is an error. */
 json_t *results_load(const char *path, const char *want_key, int *dropped, char **err);
 
-/* The "ok" records (at `sizes` when given), fastest first: a new array. */
+/* What ranks records: "median_ms" (the default) or "joules" (run, emit,
+ * show and bench --rank energy: the energy a call in sustained launches;
+ * records without it are not ranked). */
+void results_rank_by(const char *key);
+bool results_by_energy(void);
+/* A record's value under that ranking, lower is better; -1 if it has none. */
+double results_rank_value(json_t *rec);
+
+/* The "ok" records (at `sizes` when given), best first: a new array. */
 json_t *results_ranked(json_t *records, json_t *sizes);
 /* The best "ok" record (least median_ms), or NULL. */
 json_t *results_best(json_t *records, json_t *sizes);

@@ -94,8 +94,11 @@ static int tell(run_ctx *c, int cand, const char *id) {
         c->spent++;
     c->asked_empty = false; /* news: the strategy may have more to ask */
     char *err = NULL;
-    if (space_search_tell(c->s, cand, st, json_number_value(json_object_get(rec, "median_ms")),
-                          &err))
+    /* its value as records are ranked (time, or energy); an ok record
+     * without one (rejected early: no sustained launches) is told as such */
+    double v = results_rank_value(rec);
+    if (!strcmp(st, "ok") && v <= 0) st = "rejected";
+    if (space_search_tell(c->s, cand, st, v, &err))
         return EXIT_OK;
     msg_error("%s", err);
     free(err);

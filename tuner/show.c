@@ -33,7 +33,8 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
         best = best_current_as(s, records, sizes, NULL, &older, false);
         earlier = best != NULL;
         if (!best) {
-            printf("no variant verified on %s at %s\n", devname, at);
+            printf("no variant verified on %s at %s%s\n", devname, at,
+                   results_by_energy() ? " with its energy measured (bartune run --rank energy)" : "");
             free(at);
             return;
         }
@@ -43,7 +44,8 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
                at, space_file(s));
     }
     double b = json_number_value(json_object_get(best, "median_ms"));
-    printf("\n%s, %s: median/min/max ms over timed launches; x = time / best\n", devname, at);
+    printf("\n%s, %s: median/min/max ms over timed launches; x = time / best%s\n", devname, at,
+           results_by_energy() ? "; ranked by the energy a call in sustained launches" : "");
     free(at);
     printf("  %-26s %9s %9s %9s %8s  %s\n", "", "median", "min", "max", "x", "config");
     json_t *ranked = results_ranked(records, sizes), *rec;
