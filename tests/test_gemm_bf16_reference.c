@@ -95,6 +95,26 @@ static double fraction_failing(int order, fault f) {
 enum { LDAT = M + 5, LDBT = K + 3 };
 static uint16_t at_[(K - 1) * LDAT + M], bt_[(N - 1) * LDBT + K];
 static double expect2[sizeof c / 2], bound2[sizeof c / 2], scale2[sizeof c / 2];
+/* The reference in layout (ta, tb) with leading dimensions lda, ldb into
+ * expect2, bound2, scale2; its error text, or NULL. */
+static const char *reference_as(int ta, int tb, long long lda, long long ldb) {
+    static bt_problem p;
+    static const char *names[] = {"transa", "transb", "M", "N", "K", "lda", "ldb", "ldc"};
+    static const char *sn[] = {"alpha", "beta"};
+    static const double sv[] = {alpha, beta};
+    static long long sizes[8];
+    static bt_buffer bufs[3];
+    const long long z[] = {ta, tb, M, N, K, lda, ldb, LDC};
+    memcpy(sizes, z, sizeof z);
+    bufs[0] = (bt_buffer){"A", "__nv_bfloat16", "in", ta ? sizeof at_ / 2 : sizeof a / 2, ta ? at_ : a,
+                          NULL, NULL, NULL};
+    bufs[1] = (bt_buffer){"B", "__nv_bfloat16", "in", tb ? sizeof bt_ / 2 : sizeof b / 2, tb ? bt_ : b,
+                          NULL, NULL, NULL};
+    bufs[2] = (bt_buffer){"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect2, bound2, scale2};
+    p = (bt_problem){8, names, sizes, 2, sn, sv, 3, bufs, ""};
+    return bartune_references[0].reference(&p, 0, 1) ? p.error : NULL;
+}
+
 static int layouts(void) {
     for (int i = 0; i < M; i++)
         for (int k = 0; k < K; k++) at_[k * LDAT + i] = a[i * LDA + k];
@@ -103,17 +123,9 @@ static int layouts(void) {
     int fail = 0;
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) {
-            const char *names[] = {"transa", "transb", "M", "N", "K", "lda", "ldb", "ldc"};
-            const long long sizes[] = {ta, tb, M, N, K, ta ? LDAT : LDA, tb ? LDBT : LDB, LDC};
-            const char *sn[] = {"alpha", "beta"};
-            const double sv[] = {alpha, beta};
-            bt_buffer bufs[] = {
-                {"A", "__nv_bfloat16", "in", ta ? sizeof at_ / 2 : sizeof a / 2, ta ? at_ : a, NULL, NULL, NULL},
-                {"B", "__nv_bfloat16", "in", tb ? sizeof bt_ / 2 : sizeof b / 2, tb ? bt_ : b, NULL, NULL, NULL},
-                {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect2, bound2, scale2}};
-            bt_problem p = {8, names, sizes, 2, sn, sv, 3, bufs, ""};
-            if (bartune_references[0].reference(&p, 0, 1)) {
-                printf("reference failed at transa %d transb %d: %s\n", ta, tb, p.error);
+            const char *err = reference_as(ta, tb, ta ? LDAT : LDA, tb ? LDBT : LDB);
+            if (err) {
+                printf("reference failed at transa %d transb %d: %s\n", ta, tb, err);
                 return 1;
             }
             int bad = 0;
@@ -127,16 +139,9 @@ static int layouts(void) {
             fail |= bad != 0;
         }
     /* a leading dimension below the stored row is the reference's error */
-    const char *names[] = {"transa", "transb", "M", "N", "K", "lda", "ldb", "ldc"};
-    const long long sizes[] = {1, 0, M, N, K, M - 1, LDB, LDC};
-    const char *sn[] = {"alpha", "beta"};
-    const double sv[] = {alpha, beta};
-    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof at_ / 2, at_, NULL, NULL, NULL},
-                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL},
-                        {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect2, bound2, scale2}};
-    bt_problem p = {8, names, sizes, 2, sn, sv, 3, bufs, ""};
-    if (!bartune_references[0].reference(&p, 0, 1) || !strstr(p.error, "lda")) {
-        printf("transa 1 with lda = M - 1 was not refused (%s)\n", p.error);
+    const char *err = reference_as(1, 0, M - 1, LDB);
+    if (!err || !strstr(err, "lda")) {
+        printf("transa 1 with lda = M - 1 was not refused (%s)\n", err ? err : "no error");
         fail = 1;
     }
     return fail;
