@@ -1,5 +1,6 @@
 /* The C-Lua boundary: one Lua state per space, the library in gen/lib,
  * and the sandboxed space script. */
+#include "results.h"
 #include "space.h"
 
 #include <errno.h>
@@ -839,7 +840,8 @@ bool space_reuse(space *s, const device_info *dev, const config *values, json_t 
 }
 
 /* Records as the replay's landscape: canonical "a=1 b=x" (names sorted) ->
- * { status, ms }; a later record of the same config wins. */
+ * { status, ms } (ms: the ranked value, time unless --rank energy); a later
+ * record of the same config wins. */
 static void push_landscape(lua_State *L, json_t *records) {
     lua_createtable(L, 0, (int)json_array_size(records));
     json_t *rec;
@@ -850,10 +852,14 @@ static void push_landscape(lua_State *L, json_t *records) {
         sort_config(&cfg);
         char *desc = config_describe(&cfg);
         config_free(&cfg);
+        /* its value as records are ranked (time, or energy: --rank); an ok
+         * record without one counts as rejected */
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        double v = results_rank_value(rec);
         lua_createtable(L, 0, 2);
-        lua_pushstring(L, json_string_value(json_object_get(rec, "status")));
+        lua_pushstring(L, st && !strcmp(st, "ok") && v <= 0 ? "rejected" : st);
         lua_setfield(L, -2, "status");
-        lua_pushnumber(L, json_number_value(json_object_get(rec, "median_ms")));
+        lua_pushnumber(L, v);
         lua_setfield(L, -2, "ms");
         lua_setfield(L, -2, desc);
         free(desc);
