@@ -10,15 +10,16 @@
 
 #define DRIVER_FUNCTIONS(X)                                                                        \
     X(cuInit)                                                                                      \
-    X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)                    \
-        X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize) \
-            X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)               \
-                X(cuMemsetD8Async) X(cuMemcpyDtoDAsync) X(cuModuleLoad) X(cuModuleUnload)          \
-                    X(cuModuleGetFunction) X(cuFuncSetAttribute) X(cuFuncGetAttribute)             \
+    X(cuDriverGetVersion)                                                                          \
+    X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)                  \
+        X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc)           \
+            X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8) X(cuMemsetD8Async)          \
+                X(cuMemcpyDtoDAsync) X(cuModuleLoad) X(cuModuleUnload) X(cuModuleGetFunction)      \
+                    X(cuFuncSetAttribute) X(cuFuncGetAttribute)                                    \
                         X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)           \
                             X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                \
                                 X(cuEventElapsedTime) X(cuEventDestroy) X(cuGetErrorName)          \
-                                    X(cuGetErrorString) X(cuMemcpyDtoD) X(cuTensorMapEncodeTiled) \
+                                    X(cuGetErrorString) X(cuMemcpyDtoD) X(cuTensorMapEncodeTiled)  \
                                         X(cuDeviceGetPCIBusId)
 
 typedef struct {

@@ -39,7 +39,9 @@ bool power_open(const char *bus, const char **why) {
     return true;
 }
 
-bool power_energy_mj(unsigned long long *mj) { return N.dev && N.energy(N.dev, mj) == 0; }
+bool power_energy_mj(unsigned long long *mj) {
+    return N.dev && N.energy(N.dev, mj) == 0;
+}
 
 double power_limit_w(void) {
     unsigned mw = 0;

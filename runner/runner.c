@@ -866,9 +866,11 @@ static bool sustain(const launch_cfg *l, double seconds, json_t *ans) {
     if (energy) {
         json_object_set_new(ans, "joules", json_real((double)(e1 - e0) / 1e3 / calls));
         json_object_set_new(ans, "watts", json_real((double)(e1 - e0) / ms));
-        if (power_limit_w() > 0) json_object_set_new(ans, "power_limit_w", json_real(power_limit_w()));
+        if (power_limit_w() > 0)
+            json_object_set_new(ans, "power_limit_w", json_real(power_limit_w()));
     } else {
-        json_object_set_new(ans, "no_energy", json_string(power ? "the counter did not advance" : no_power));
+        json_object_set_new(ans, "no_energy",
+                            json_string(power ? "the counter did not advance" : no_power));
     }
     return true;
 }

@@ -535,7 +535,8 @@ static void sb_guard(strbuf *b, json_t *problem, json_t *sizes) {
     const char *k;
     json_t *v;
     json_object_foreach(sizes, k, v) {
-        if (is_choice(problem, k)) sb_printf(b, " && %s == %lld", k, (long long)json_integer_value(v));
+        if (is_choice(problem, k))
+            sb_printf(b, " && %s == %lld", k, (long long)json_integer_value(v));
     }
 }
 
@@ -592,7 +593,8 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         char *full = xasprintf("%s %s", pd, summary);
         int same = -1;
         for (int k = first; k < *n; k++)
-            if (!strcmp(devs[k].summary, full) && same_choices(space_problem(s), devs[k].sizes, sizes))
+            if (!strcmp(devs[k].summary, full) &&
+                same_choices(space_problem(s), devs[k].sizes, sizes))
                 same = k;
         emitted *e = &devs[(*n)++];
         memset(e, 0, sizeof *e);
@@ -722,9 +724,9 @@ static char *choices_invalid(json_t *problem) {
         json_t *vals = json_object_get(z, "values");
         if (!vals) continue;
         sb_printf(&b, " || !(");
-        json_array_foreach(vals, j, v)
-            sb_printf(&b, "%s%s == %lld", j ? " || " : "", json_string_value(json_object_get(z, "name")),
-                      (long long)json_integer_value(v));
+        json_array_foreach(vals, j, v) sb_printf(&b, "%s%s == %lld", j ? " || " : "",
+                                                 json_string_value(json_object_get(z, "name")),
+                                                 (long long)json_integer_value(v));
         sb_printf(&b, ")");
     }
     return sb_take(&b);

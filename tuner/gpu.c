@@ -412,7 +412,8 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
     if (json_array_size(maps)) json_object_set(req, "tensor_maps", maps);
     if (sanitize) json_object_set_new(req, "sanitize", json_true());
     if (reject_ms > 0) json_object_set_new(req, "reject_ms", json_real(reject_ms));
-    if (g->sustain_s > 0 && !sanitize) json_object_set_new(req, "sustain_s", json_real(g->sustain_s));
+    if (g->sustain_s > 0 && !sanitize)
+        json_object_set_new(req, "sustain_s", json_real(g->sustain_s));
     if (!sanitize && !add_checks(g, req, values, geometry, refused)) {
         json_decref(req);
         return NULL;

@@ -30,9 +30,10 @@ typedef struct {
     unsigned long long seed; /* inputs of the problem */
     int jobs;
     int reps;
-    double sustain_s; /* bench, run --sustain: seconds of back-to-back calls (0: none; < 0: not given) */
+    double sustain_s; /* bench, run --sustain: seconds of back-to-back calls (0: none; < 0: not
+                         given) */
     bool rank_energy; /* --rank energy: records ranked by joules a call, not time */
-    double timeout; /* seconds for a first launch; later ones scale from it */
+    double timeout;   /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
     double reference_timeout;     /* seconds a problem's setup (inputs, CPU reference) may take */
     const char *strategy;         /* replay: a strategy name or file */

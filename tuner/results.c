@@ -201,9 +201,13 @@ static bool config_contains(json_t *cfg, json_t *part) {
  * joules a call in the sustained launches; one choice per process. */
 static const char *rank_key = "median_ms";
 
-void results_rank_by(const char *key) { rank_key = key; }
+void results_rank_by(const char *key) {
+    rank_key = key;
+}
 
-bool results_by_energy(void) { return !strcmp(rank_key, "joules"); }
+bool results_by_energy(void) {
+    return !strcmp(rank_key, "joules");
+}
 
 double results_rank_value(json_t *rec) {
     json_t *v = json_object_get(rec, rank_key);
@@ -238,7 +242,8 @@ json_t *results_ranked(json_t *records, json_t *sizes) {
     json_t **ok = malloc(sizeof(json_t *) * (count ? count : 1)), *rec;
     json_array_foreach(records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
-        if (st && !strcmp(st, "ok") && (!sizes || json_equal(json_object_get(rec, "sizes"), sizes)) &&
+        if (st && !strcmp(st, "ok") &&
+            (!sizes || json_equal(json_object_get(rec, "sizes"), sizes)) &&
             results_rank_value(rec) > 0)
             ok[k++] = rec;
     }

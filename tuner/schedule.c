@@ -98,8 +98,7 @@ static int tell(run_ctx *c, int cand, const char *id) {
      * without one (rejected early: no sustained launches) is told as such */
     double v = results_rank_value(rec);
     if (!strcmp(st, "ok") && v <= 0) st = "rejected";
-    if (space_search_tell(c->s, cand, st, v, &err))
-        return EXIT_OK;
+    if (space_search_tell(c->s, cand, st, v, &err)) return EXIT_OK;
     msg_error("%s", err);
     free(err);
     return EXIT_INPUT;
@@ -422,7 +421,8 @@ typedef struct {
 static bool warm_each(void *ctx, const char *key, const char *path) {
     warm_ctx *w = ctx;
     const options *o = w->c->o;
-    if (!strcmp(key, w->c->lanes[0]->g.key) || (strcmp(o->warm_from, "all") && strcmp(o->warm_from, key)))
+    if (!strcmp(key, w->c->lanes[0]->g.key) ||
+        (strcmp(o->warm_from, "all") && strcmp(o->warm_from, key)))
         return true;
     int dropped;
     char *err = NULL;
@@ -457,9 +457,8 @@ static json_t *warm_landscapes(run_ctx *c) {
     bool ok = true;
     if (o->warm_from) results_each_device(o->results, space_name(c->s), true, warm_each, &w, &ok);
     if (o->warm_from && !w.devices)
-        msg_warn("--warm-from %s: no records of %s for %s under %s", o->warm_from,
-                 space_name(c->s), !strcmp(o->warm_from, "all") ? "another device" : "that device",
-                 o->results);
+        msg_warn("--warm-from %s: no records of %s for %s under %s", o->warm_from, space_name(c->s),
+                 !strcmp(o->warm_from, "all") ? "another device" : "that device", o->results);
     if (json_array_size(warm))
         fprintf(stderr,
                 "bartune: strategy %s starts from the fastest of %zu other size tuple(s) "

@@ -34,7 +34,8 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
         earlier = best != NULL;
         if (!best) {
             printf("no variant verified on %s at %s%s\n", devname, at,
-                   results_by_energy() ? " with its energy measured (bartune run --rank energy)" : "");
+                   results_by_energy() ? " with its energy measured (bartune run --rank energy)"
+                                       : "");
             free(at);
             return;
         }

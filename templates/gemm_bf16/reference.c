@@ -1,6 +1,6 @@
 /* CPU reference of gemm_bf16: C = alpha op(A) op(B) + beta C in double from
- * the bf16 inputs (op: as stored, or transposed: transa, transb), and per element the bound of problems/gemm_bf16.lua:
- * E (1 + 2^-8) + 2^-8 |exact|, E = gamma_{K+2} (|alpha| sum_k |a_ik b_kj| +
+ * the bf16 inputs (op: as stored, or transposed: transa, transb), and per element the bound of
+ * problems/gemm_bf16.lua: E (1 + 2^-8) + 2^-8 |exact|, E = gamma_{K+2} (|alpha| sum_k |a_ik b_kj| +
  * |beta c_ij|) with u = 2^-23, and the expected error of an honest
  * evaluation (the scale of the accuracy test): the fp32 sum's rounding,
  * to nearest (bt_sum_variance) or truncating (a bias of at most u |s_k| per
@@ -118,7 +118,7 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
     const double u = ldexp(1.0, -23), n = (double)g.K + 2;
     g.gamma = n * u / (1 - n * u);
     const long long ta = bt_size(p, "transa") == 1, tb = bt_size(p, "transb") == 1; /* absent: 0 */
-    const long long a_row = ta ? g.M : g.K, b_row = tb ? g.K : g.N; /* as stored */
+    const long long a_row = ta ? g.M : g.K, b_row = tb ? g.K : g.N;                 /* as stored */
     if (g.lda < a_row || g.ldb < b_row || g.ldc < g.N) {
         snprintf(p->error, sizeof p->error,
                  "leading dimensions too small: lda %lld < %lld, ldb %lld < %lld or ldc %lld "
