@@ -119,7 +119,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     if (!h) return {-1, "the current device could not be read"};
     const int bt_on = nearest(h);
     if (bt_on < 0) return {-1, "no variant was tuned on a device of this compute capability"};
-    if (false || !(transa == 0 || transa == 1) || !(transb == 0 || transb == 1)) return {-1, "a size outside the values the problem declares for it: cudaErrorInvalidValue"};
+    if (!(transa == 0 || transa == 1) || !(transb == 0 || transb == 1)) return {-1, "a size outside the values the problem declares for it: cudaErrorInvalidValue"};
     int bt_pick = -1;
     double bt_best = 1e300, bt_d;
     if (bt_on == 0 && transa == 0 && transb == 1 && bartune_gemm_bf16_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
@@ -203,7 +203,7 @@ BARTUNE_GEMM_BF16_ENTRY const char *bartune_gemm_bf16_variant(int transa, int tr
 }
 
 BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream = 0) {
-    if (false || !(transa == 0 || transa == 1) || !(transb == 0 || transb == 1)) return cudaErrorInvalidValue;
+    if (!(transa == 0 || transa == 1) || !(transb == 0 || transb == 1)) return cudaErrorInvalidValue;
     switch (bartune_gemm_bf16_dispatch::choose(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc).variant) {
     case 0: return bartune_gemm_bf16_nvidia_h200_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 1: return bartune_gemm_bf16_nvidia_h200_sm90_v2::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);

@@ -3,7 +3,8 @@
 // runs, on a device of a compute capability that variants were tuned on, the
 // variants of the nearest such device (the same name first, else the nearest SM
 // count) at the tuned size nearest to the call's (least sum over sizes of
-// |log2(call / tuned)|), where the binary holds their code (build with the
+// |log2(call / tuned)|; sizes of declared values, a layout say, must be
+// equal), where the binary holds their code (build with the
 // flags bt_tuned_on names, e.g. -gencode=arch=compute_90,code=sm_90); else a portable variant.
 // bartune_pipeline_path(...) says which variant a call takes and why not the tuned
 // kernel; bartune_pipeline_variant(...) names it. Thread-safe, capture-safe (no

@@ -713,23 +713,25 @@ static bool emit_portable(space *s, const char *kernels_dir, emitted *e) {
     return ok;
 }
 
-/* C++ that is true where a call gives a size of declared values none of
- * them ("false" where the problem declares none). */
-static char *choices_invalid(json_t *problem) {
+/* The line that answers `ret` where a call gives a size of declared values
+ * none of them ("" where the problem declares none): owned text. */
+static char *choices_check(json_t *problem, const char *ret) {
     strbuf b = {0};
     json_t *z, *v;
     size_t i, j;
-    sb_printf(&b, "false");
     json_array_foreach(json_object_get(problem, "sizes"), i, z) {
         json_t *vals = json_object_get(z, "values");
         if (!vals) continue;
-        sb_printf(&b, " || !(");
+        sb_printf(&b, "%s!(", b.len ? " || " : "");
         json_array_foreach(vals, j, v) sb_printf(&b, "%s%s == %lld", j ? " || " : "",
                                                  json_string_value(json_object_get(z, "name")),
                                                  (long long)json_integer_value(v));
         sb_printf(&b, ")");
     }
-    return sb_take(&b);
+    char *cond = sb_take(&b);
+    char *line = cond && *cond ? xasprintf("    if (%s) return %s;\n", cond, ret) : xstrdup("");
+    free(cond);
+    return line;
 }
 
 /* The size distance of a call to a tuned tuple: sum of |log2| ratios over
@@ -955,7 +957,10 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
             again = again || !strcmp(devs[k].key, devs[i].key);
         if (!again) sb_printf(&b, "#include \"%s/%s.cuh\"\n", devs[i].key, sp);
     }
-    char up[160], *invalid = choices_invalid(problem);
+    char up[160];
+    char *refuse_path = choices_check(problem, "{-1, \"a size outside the values the problem "
+                                               "declares for it: cudaErrorInvalidValue\"}");
+    char *refuse_call = choices_check(problem, "cudaErrorInvalidValue");
     upper_ident(sp, up, sizeof up);
     sb_printf(&b,
               "\n// The entry points: inline, or defined once where %s.cu (the compiled-once\n"
@@ -981,10 +986,9 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               "    const int bt_on = nearest(h);\n"
               "    if (bt_on < 0) return {-1, \"no variant was tuned on a device of this compute "
               "capability\"};\n"
-              "    if (%s) return {-1, \"a size outside the values the problem declares for it: "
-              "cudaErrorInvalidValue\"};\n"
+              "%s"
               "    int bt_pick = -1;\n%s",
-              decl, unused, invalid, n ? "    double bt_best = 1e300, bt_d;\n" : "");
+              decl, unused, refuse_path, n ? "    double bt_best = 1e300, bt_d;\n" : "");
     free(unused);
     for (int i = 0; i < n; i++) {
         sb_printf(&b, "    if (bt_on == %d", of[i]);
@@ -1041,9 +1045,9 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
         sp, up, up, sp, up, sp, sp, decl, sp, sp, names, sp, n, sp, up, sp, decl, sp, sp, names);
     sb_printf(&b,
               "BARTUNE_%s_ENTRY cudaError_t bartune_%s(%s, cudaStream_t stream = 0) {\n"
-              "    if (%s) return cudaErrorInvalidValue;\n"
+              "%s"
               "    switch (bartune_%s_dispatch::choose(%s).variant) {\n",
-              up, sp, decl, invalid, sp, names);
+              up, sp, decl, refuse_call, sp, names);
     for (int k = 0; k < n; k++)
         sb_printf(&b, "    case %d: return %s::run(%s, stream);\n", k, devs[k].ns, names);
     sb_printf(&b, "    default: return %s::run(%s, stream);\n    }\n}\n", portable->ns, names);
@@ -1059,7 +1063,8 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
     free(b.data);
     free(decl);
     free(names);
-    free(invalid);
+    free(refuse_path);
+    free(refuse_call);
     return ok;
 }
 
