@@ -15,15 +15,30 @@
 -- with the best few of those.
 local S = {}
 local space, rng
-local tried, times = {}, {}
+local tried = {}
 local queue = {}
 local incumbent, best_time
-local start_left
+-- what the model and the fresh starts read, kept as points come: each
+-- candidate's "name=value" strings (built once), the sums of log time per
+-- value over the measured points, and how often each value was tried
+local keys_of = {}
+local sum, n, all, count = {}, {}, 0, 0
+local seen = {}
 
 local function untried(list)
   local out = {}
   for _, c in ipairs(list) do if not tried[c.id] then out[#out + 1] = c end end
   return out
+end
+
+local function keys(c)
+  local ks = keys_of[c.id]
+  if not ks then
+    ks = {}
+    for k, v in pairs(c.values) do ks[#ks + 1] = k .. "=" .. tostring(v) end
+    keys_of[c.id] = ks
+  end
+  return ks
 end
 
 -- Each (name, value)'s effect on log time, additive: the mean of log time
@@ -32,15 +47,6 @@ end
 -- unseen). Ranking by it rather than by the values of the fastest five:
 -- the skeleton at 2^26 in 9 measured instead of 14 (NOTES.md 2026-12-02).
 local function value_scores()
-  local sum, n, all, count = {}, {}, 0, 0
-  for id, t in pairs(times) do
-    local lt = math.log(t)
-    all, count = all + lt, count + 1
-    for k, v in pairs(space.candidates[id].values) do
-      local key = k .. "=" .. tostring(v)
-      sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1
-    end
-  end
   local score = {}
   for key, s in pairs(sum) do score[key] = -(s / n[key] - all / count) * n[key] / (n[key] + 1) end
   return score
@@ -48,8 +54,16 @@ end
 
 local function promise(c, score)
   local s = 0
-  for k, v in pairs(c.values) do s = s + (score[k .. "=" .. tostring(v)] or 0) end
+  for _, key in ipairs(keys(c)) do s = s + (score[key] or 0) end
   return s
+end
+
+-- The candidates, the most promising first (each scored once).
+local function by_promise(list)
+  local score, p = value_scores(), {}
+  for _, c in ipairs(list) do p[c] = promise(c, score) end
+  table.sort(list, function(a, b) return p[a] > p[b] end)
+  return list
 end
 
 -- A start that covers every value of every parameter once, at random.
@@ -73,9 +87,7 @@ local function spread_start()
 end
 
 local function descend()
-  local score = value_scores()
-  local ns = untried(space.neighbours(incumbent))
-  table.sort(ns, function(a, b) return promise(a, score) > promise(b, score) end)
+  local ns = by_promise(untried(space.neighbours(incumbent)))
   for i = 1, math.min(#ns, 6) do queue[#queue + 1] = ns[i] end
 end
 
@@ -96,20 +108,13 @@ local function kick()
   if #queue == 0 then
     -- a fresh start where the search has been least: of a few untried
     -- candidates, the one whose values were tried least often
-    local seen = {}
-    for id in pairs(tried) do
-      for k, v in pairs(space.candidates[id].values) do
-        local key = k .. "=" .. tostring(v)
-        seen[key] = (seen[key] or 0) + 1
-      end
-    end
     local pick, least
     for _ = 1, 20 do
       local c = space.candidates[rng:int(#space.candidates)]
       if not tried[c.id] then
-        local n = 0
-        for k, v in pairs(c.values) do n = n + (seen[k .. "=" .. tostring(v)] or 0) end
-        if not least or n < least then pick, least = c, n end
+        local t = 0
+        for _, key in ipairs(keys(c)) do t = t + (seen[key] or 0) end
+        if not least or t < least then pick, least = c, t end
       end
     end
     if pick then queue[#queue + 1] = pick end
@@ -124,10 +129,10 @@ local WARM_START = 4
 
 function S.init(sp, budget, r)
   space, rng = sp, r
-  tried, times, queue, incumbent, best_time = {}, {}, {}, nil, nil
+  tried, queue, incumbent, best_time = {}, {}, nil, nil
+  keys_of, sum, n, all, count, seen = {}, {}, {}, 0, 0, {}
   for i = 1, math.min(WARM_START, #space.elsewhere) do queue[#queue + 1] = space.elsewhere[i] end
   for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
-  start_left = #queue
 end
 
 function S.ask(k)
@@ -137,6 +142,7 @@ function S.ask(k)
       local c = table.remove(queue, 1)
       if not tried[c.id] then
         tried[c.id] = true
+        for _, key in ipairs(keys(c)) do seen[key] = (seen[key] or 0) + 1 end
         out[#out + 1] = c
       end
     end
@@ -149,15 +155,15 @@ end
 
 function S.tell(c, result)
   if result.status ~= "ok" then return end
-  times[c.id] = result.time
+  local lt = math.log(result.time)
+  all, count = all + lt, count + 1
+  for _, key in ipairs(keys(c)) do sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1 end
   if not best_time or result.time < best_time then
     best_time, incumbent = result.time, c
     -- improvement: its two most promising neighbours before anything else
     -- (four: within 2% in 33 and 39 measured on the pipeline landscapes, 16
     -- and 19 on the skeleton's; two: 25, 25, 14, 16. NOTES.md 2026-12-02)
-    local score = value_scores()
-    local ns = untried(space.neighbours(c))
-    table.sort(ns, function(a, b) return promise(a, score) > promise(b, score) end)
+    local ns = by_promise(untried(space.neighbours(c)))
     for i = math.min(#ns, 2), 1, -1 do table.insert(queue, 1, ns[i]) end
   end
 end
