@@ -817,8 +817,6 @@ static bool read_maps(json_t *req, launch_cfg *l) {
     return true;
 }
 
-/* {"op":"measure","host":LIB,"reps":R}: a host baseline's library, loaded
- * once and kept (it may hold handles), timed and checked like a kernel. */
 /* A measure's "sustain_s": S (bench): after it passed, launches back to back
  * for about S seconds at the tuned sizes, nothing restored between them (a
  * program calling the kernel in a loop, at the card's power cap), timed by
@@ -875,6 +873,8 @@ static bool sustain(const launch_cfg *l, double seconds, json_t *ans) {
     return true;
 }
 
+/* {"op":"measure","host":LIB,"reps":R}: a host baseline's library, loaded
+ * once and kept (it may hold handles), timed and checked like a kernel. */
 static void measure_host(const char *lib, int reps, double sustain_s) {
     void *so = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     host_fn fn = so ? (host_fn)(uintptr_t)dlsym(so, "bartune_baseline") : NULL;

@@ -78,6 +78,14 @@ for m, n in why.most_common(12):
 EOF
 }
 pack_results() { tar czf "$out/results.tgz" results kernels; }
+# MxNxK[:transa,transb] as gemm_bf16's --size words
+gemm_sizes() {
+    local dims lay m n k ta tb
+    IFS=: read -r dims lay <<<"$1"
+    IFS=x read -r m n k <<<"$dims"
+    IFS=, read -r ta tb <<<"${lay:-0,0}"
+    echo "--size transa=$ta --size transb=$tb --size M=$m --size N=$n --size K=$k"
+}
 for p in $phases; do
     log "$p"
     case $p in
@@ -148,13 +156,10 @@ for line in sys.stdin:
     tune-gemm) # gemm_bf16's shapes one by one (GEMM_SHAPES "MxNxK[:transa,transb] ..."), ils
           # --budget $BUDGET, results.tgz after each (a call cut at its limit keeps them), then emit
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
-              IFS=: read -r dims lay <<<"$sh"
-              IFS=x read -r m n k <<<"$dims"
-              IFS=, read -r ta tb <<<"${lay:-0,0}"
               log "gemm_bf16 $sh"
-              timeout 300 $b run gen/gemm_bf16.lua --size transa="$ta" --size transb="$tb" --size M="$m" \
-                  --size N="$n" --size K="$k" --strategy ils --budget "${BUDGET:-30}s" --timeout 3 --no-emit \
-                  >>"$out/tune-gemm.log" 2>&1
+              # shellcheck disable=SC2046 # the sizes are words
+              timeout 300 $b run gen/gemm_bf16.lua $(gemm_sizes "$sh") --strategy ils --budget "${BUDGET:-30}s" \
+                  --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
               grep -E "records by status|^  #1 " "$out/tune-gemm.log" | tail -2 | cut -c1-200
               pack_results
           done
@@ -218,11 +223,9 @@ for line in sys.stdin:
           done ;;
     bench-gemm) # bench of gemm_bf16's recorded bests (GEMM_SHAPES as tune-gemm's) beside cuBLAS and each kind
           for sh in ${GEMM_SHAPES:-4096x4096x4096 4096x4096x4096:0,1}; do
-              IFS=: read -r dims lay <<<"$sh"
-              IFS=x read -r m n k <<<"$dims"
-              IFS=, read -r ta tb <<<"${lay:-0,0}"
-              timeout "${BENCH_TIMEOUT:-120}" $b bench gen/gemm_bf16.lua --size transa="$ta" --size transb="$tb" \
-                  --size M="$m" --size N="$n" --size K="$k" >>"$out/bench-gemm.log" 2>&1
+              # shellcheck disable=SC2046 # the sizes are words
+              timeout "${BENCH_TIMEOUT:-120}" $b bench gen/gemm_bf16.lua $(gemm_sizes "$sh") \
+                  >>"$out/bench-gemm.log" 2>&1
               echo "bench $sh rc=$?"
           done
           grep -E "^gemm_bf16 on|tuned best|cuBLAS" "$out/bench-gemm.log" | cut -c1-160 ;;

@@ -214,6 +214,11 @@ double results_rank_value(json_t *rec) {
     return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : -1;
 }
 
+const char *results_rank_status(json_t *rec) {
+    const char *st = json_string_value(json_object_get(rec, "status"));
+    return st && !strcmp(st, "ok") && results_rank_value(rec) <= 0 ? "rejected" : st;
+}
+
 json_t *results_best_matching(json_t *records, json_t *part, json_t *sizes) {
     json_t *best = NULL, *rec;
     size_t i;

@@ -34,6 +34,9 @@ void results_rank_by(const char *key);
 bool results_by_energy(void);
 /* A record's value under that ranking, lower is better; -1 if it has none. */
 double results_rank_value(json_t *rec);
+/* Its status as a search sees it: an ok record without a ranked value
+ * (rejected early: no sustained launches) is "rejected". */
+const char *results_rank_status(json_t *rec);
 
 /* The "ok" records (at `sizes` when given), best first: a new array. */
 json_t *results_ranked(json_t *records, json_t *sizes);

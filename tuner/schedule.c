@@ -94,11 +94,9 @@ static int tell(run_ctx *c, int cand, const char *id) {
         c->spent++;
     c->asked_empty = false; /* news: the strategy may have more to ask */
     char *err = NULL;
-    /* its value as records are ranked (time, or energy); an ok record
-     * without one (rejected early: no sustained launches) is told as such */
-    double v = results_rank_value(rec);
-    if (!strcmp(st, "ok") && v <= 0) st = "rejected";
-    if (space_search_tell(c->s, cand, st, v, &err)) return EXIT_OK;
+    /* its value as records are ranked (time, or energy) */
+    if (space_search_tell(c->s, cand, results_rank_status(rec), results_rank_value(rec), &err))
+        return EXIT_OK;
     msg_error("%s", err);
     free(err);
     return EXIT_INPUT;

@@ -852,14 +852,10 @@ static void push_landscape(lua_State *L, json_t *records) {
         sort_config(&cfg);
         char *desc = config_describe(&cfg);
         config_free(&cfg);
-        /* its value as records are ranked (time, or energy: --rank); an ok
-         * record without one counts as rejected */
-        const char *st = json_string_value(json_object_get(rec, "status"));
-        double v = results_rank_value(rec);
         lua_createtable(L, 0, 2);
-        lua_pushstring(L, st && !strcmp(st, "ok") && v <= 0 ? "rejected" : st);
+        lua_pushstring(L, results_rank_status(rec));
         lua_setfield(L, -2, "status");
-        lua_pushnumber(L, v);
+        lua_pushnumber(L, results_rank_value(rec));
         lua_setfield(L, -2, "ms");
         lua_setfield(L, -2, desc);
         free(desc);

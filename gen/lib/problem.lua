@@ -356,16 +356,16 @@ function M.read_host_baselines(file, list)
   return out
 end
 
--- Completes one tune entry (a table name -> integer) with the defaults and
--- checks it. Returns a new table of every size.
 -- Is v one of size z's declared values?
-function M.is_choice(z, v)
+local function is_choice(z, v)
   for _, x in ipairs(z.values) do
     if x == v then return true end
   end
   return false
 end
 
+-- Completes one tune entry (a table name -> integer) with the defaults and
+-- checks it. Returns a new table of every size.
 function M.sizes(P, given, where)
   local s = {}
   for k, v in pairs(given) do
@@ -383,7 +383,7 @@ function M.sizes(P, given, where)
     if z.type == "int" and v > 0x7fffffff or z.type == "unsigned" and v > 0xffffffff then
       fail(where, string.format("size %s = %d does not fit its type %s", z.name, v, z.type))
     end
-    if z.values and not M.is_choice(z, v) then
+    if z.values and not is_choice(z, v) then
       local vs = {}
       for i, x in ipairs(z.values) do vs[i] = tostring(x) end
       fail(where, string.format("size %s = %d is not one of the values it declares (%s)", z.name, v,
