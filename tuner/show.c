@@ -14,9 +14,16 @@
 static void print_row(json_t *rec, const char *label, double best) {
     double med = json_number_value(json_object_get(rec, "median_ms"));
     char *cfg = json_dumps(json_object_get(rec, "config"), JSON_COMPACT | JSON_SORT_KEYS);
-    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx  %s%s\n", label, med,
+    char energy[32] = "";
+    json_t *j = json_object_get(rec, "joules");
+    if (results_by_energy() && json_is_number(j)) /* what the ranking sees */
+        snprintf(energy, sizeof energy, " %9.3f", json_number_value(j) * 1e3);
+    else if (results_by_energy())
+        snprintf(energy, sizeof energy, " %9s", "-");
+    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx%s  %s%s\n", label, med,
            json_number_value(json_object_get(rec, "min_ms")),
-           json_number_value(json_object_get(rec, "max_ms")), best > 0 ? med / best : 0, cfg,
+           json_number_value(json_object_get(rec, "max_ms")), best > 0 ? med / best : 0, energy,
+           cfg,
            json_is_true(json_object_get(rec, "rejected")) ? "  (rejected early: one timed launch)"
                                                           : "");
     free(cfg);
@@ -48,7 +55,8 @@ void print_summary(space *s, json_t *records, json_t *sizes, const char *devname
     printf("\n%s, %s: median/min/max ms over timed launches; x = time / best%s\n", devname, at,
            results_by_energy() ? "; ranked by the energy a call in sustained launches" : "");
     free(at);
-    printf("  %-26s %9s %9s %9s %8s  %s\n", "", "median", "min", "max", "x", "config");
+    printf("  %-26s %9s %9s %9s %8s%s  %s\n", "", "median", "min", "max", "x",
+           results_by_energy() ? "   mJ/call" : "", "config");
     json_t *ranked = results_ranked(records, sizes), *rec;
     size_t i;
     int shown = 0;
