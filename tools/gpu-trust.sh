@@ -24,6 +24,9 @@
 #   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
+#   land-toy       every candidate of the toy (tests/toy/axpy.lua) at both sizes, into landscapes.tgz
+#   land-gemm      every candidate of gemm_bf16 at LAND_SHAPE (1024^3), into landscapes.tgz;
+#                  cubins compiled ahead (bartune compile) come as .landcache.tar.xz
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
 #   tune-pipeline  the pipeline space (PIPE_ARGS: e.g. a strategy; run emits)
 #   pack    results/ and kernels/ as $OUT/results.tgz
@@ -244,6 +247,22 @@ for line in sys.stdin:
               --results /tmp/land/r >>"$out/landscapes.log" 2>&1
           echo "rc=$?"; log "landscapes measured"
           grep -E "records by status|^  #1 " "$out/landscapes.log" | cut -c1-160
+          tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
+    land-toy) # the toy's complete landscape (issue 26): every candidate at both tuned sizes
+          mkdir -p /tmp/land
+          timeout 200 $b run tests/toy/axpy.lua --reject 0 --no-emit --results /tmp/land/r \
+              >>"$out/landscapes.log" 2>&1
+          echo "toy rc=$?"; grep -E "records by status|^  #1 " "$out/landscapes.log" | tail -4 | cut -c1-160
+          tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
+    land-gemm) # gemm_bf16's complete landscape at LAND_SHAPE (default 1024^3), every candidate;
+          # cubins compiled ahead on another machine come as .landcache.tar.xz (carry it)
+          [ -f .landcache.tar.xz ] && mkdir -p build/variants && tar xJf .landcache.tar.xz -C build/variants &&
+              log "$(find build/variants -name '*.cubin' | wc -l) cubins unpacked"
+          mkdir -p /tmp/land
+          # shellcheck disable=SC2046 # the sizes are words
+          timeout "${LAND_TIMEOUT:-500}" $b run gen/gemm_bf16.lua $(gemm_sizes "${LAND_SHAPE:-1024x1024x1024}") \
+              --reject 0 --timeout 3 --no-emit --results /tmp/land/r >>"$out/landscapes.log" 2>&1
+          echo "gemm rc=$?"; grep -E "records by status|^  #1 |compiled|measured" "$out/landscapes.log" | tail -5 | cut -c1-200
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
     # shellcheck disable=SC2086 # PIPE_ARGS are words
