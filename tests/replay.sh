@@ -101,5 +101,18 @@ for n in 67108864 4194304; do
         --seeds 30 >"$tmp_out" 2>&1 || { echo "skeleton model replay at n=$n failed:"; cat "$tmp_out"; fail=1; }
     check "model on the skeleton at n=$n, cold" 2 $([ $n = 67108864 ] && echo 12 || echo 16) 30
 done
+# the toy (tests/toy/axpy.lua: 20 candidates, 2 of them wrong), every one
+# measured at both tuned sizes on the H200: ils cold 4 and 8, warm 1 and 2
+gunzip -c tests/data/h200-toy-axpy2d.jsonl.gz >"$tmp/toy.jsonl"
+for size in "rows=1000 5" "rows=4096 9"; do
+    set -- $size
+    "$bartune" replay tests/toy/axpy.lua --records "$tmp/toy.jsonl" --size "$1" --seeds 30 >"$tmp_out" 2>&1 ||
+        { echo "toy cold replay at $1 failed:"; cat "$tmp_out"; fail=1; }
+    head -1 "$tmp_out" | grep -q "20 candidates (18 ok)" || { echo "toy: not the recorded space"; cat "$tmp_out"; fail=1; }
+    check "ils on the toy at $1, cold" 2 "$2" 30
+    "$bartune" replay tests/toy/axpy.lua --records "$tmp/toy.jsonl" --warm-from "$tmp/toy.jsonl" --size "$1" \
+        --seeds 30 >"$tmp_out" 2>&1 || { echo "toy warm replay at $1 failed:"; cat "$tmp_out"; fail=1; }
+    check "ils on the toy at $1 warm from the other size" 2 3 30
+done
 [ $fail = 0 ] && echo "every strategy within its thresholds; one landscape per size tuple; warm starts pay and do not trap"
 exit $fail
