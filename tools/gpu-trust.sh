@@ -227,7 +227,8 @@ for line in sys.stdin:
     bench-gemm) # bench of gemm_bf16's recorded bests (GEMM_SHAPES as tune-gemm's) beside cuBLAS and each kind
           for sh in ${GEMM_SHAPES:-4096x4096x4096 4096x4096x4096:0,1}; do
               # shellcheck disable=SC2046 # the sizes are words
-              timeout "${BENCH_TIMEOUT:-120}" $b bench gen/gemm_bf16.lua $(gemm_sizes "$sh") \
+              # shellcheck disable=SC2086 # BENCH_ARGS are words (e.g. --sustain 0)
+              timeout "${BENCH_TIMEOUT:-120}" $b bench gen/gemm_bf16.lua $(gemm_sizes "$sh") ${BENCH_ARGS:-} \
                   >>"$out/bench-gemm.log" 2>&1
               echo "bench $sh rc=$?"
           done
