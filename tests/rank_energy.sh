@@ -27,6 +27,12 @@ grep -q "median $(printf '%.4f' "$fastest")" "$tmp"/k/*/pipeline.cuh || fail "em
 # shellcheck disable=SC2086
 "$bartune" show gen/pipeline.lua --rank energy $dirs 2>&1 | grep -q "ranked by the energy a call" ||
     fail "show --rank energy does not say how it ranks"
+# show --size picks the size tuples shown; one no record holds is an error
+# shellcheck disable=SC2086
+"$bartune" show gen/pipeline.lua --size n=4096 $dirs 2>&1 | grep -q "n=4096: median" || fail "show --size n=4096"
+# shellcheck disable=SC2086
+"$bartune" show gen/pipeline.lua --size n=5 $dirs >"$tmp/show5" 2>&1
+[ $? = 3 ] && grep -q "hold the --size values given" "$tmp/show5" || fail "show --size n=5: $(cat "$tmp/show5")"
 "$bartune" run gen/pipeline.lua --rank energy --sustain 0 --size n=4096 $dirs >/dev/null 2>"$tmp/bad.err" &&
     fail "--rank energy --sustain 0 ran"
 grep -q "leaves none" "$tmp/bad.err" || fail "--rank energy --sustain 0: $(cat "$tmp/bad.err")"

@@ -129,8 +129,9 @@ static const struct command commands[] = {
      "energy a call, among those run --rank energy measured).\n",
      false},
     {"show", cmd_show, true,
-     "usage: bartune show SPACE [--records FILE] [--results DIR] [--rank energy]\n"
-     "Prints the recorded measurements, fastest first (or least energy first), per device.\n",
+     "usage: bartune show SPACE [--records FILE] [--results DIR] [--size K=V...] [--rank energy]\n"
+     "Prints the recorded measurements, fastest first (or least energy first), per device,\n"
+     "at every size tuple recorded or those --size picks.\n",
      false},
     {"bench", cmd_bench, true,
      "usage: bartune bench SPACE [--size K=V...] [--reps N] [--sustain S] [--rank energy]\n"

@@ -59,15 +59,6 @@ static void print_at(json_t *runs) {
     printf("  (median over seeds, above the recorded best)\n");
 }
 
-/* Does the size tuple hold every --size k=v given? */
-static bool sizes_match(const options *o, json_t *sizes) {
-    for (int i = 0; i < o->n_sizes; i++) {
-        json_t *v = json_object_get(sizes, o->sizes[i].name);
-        if (!json_is_integer(v) || json_integer_value(v) != o->sizes[i].value) return false;
-    }
-    return true;
-}
-
 /* One size tuple's landscape replayed; its summary printed. */
 static bool replay_at(space *s, const options *o, json_t *recs, json_t *warm, json_t *sizes,
                       const char *text, const char *chunkname) {
@@ -148,7 +139,7 @@ int cmd_replay(const options *o) {
     int replayed = 0;
     json_array_foreach(all, i, sizes) {
         if (proc_interrupted) rc = EXIT_INTERRUPTED;
-        if (rc != EXIT_OK || !sizes_match(o, sizes)) continue;
+        if (rc != EXIT_OK || !session_sizes_match(o, sizes)) continue;
         if (!replay_at(s, o, recs, warm, sizes, text, chunkname)) rc = EXIT_INPUT;
         replayed++;
     }

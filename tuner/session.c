@@ -272,3 +272,11 @@ char *render_held(space *s, const device_info *d, const config *params, size_t *
 void text_hash(const char *text, char out[17]) {
     snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(text, strlen(text)));
 }
+
+bool session_sizes_match(const options *o, json_t *sizes) {
+    for (int i = 0; i < o->n_sizes; i++) {
+        json_t *v = json_object_get(sizes, o->sizes[i].name);
+        if (!json_is_integer(v) || json_integer_value(v) != o->sizes[i].value) return false;
+    }
+    return true;
+}

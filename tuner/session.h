@@ -24,6 +24,8 @@ bool session_variants(space *s, const options *o, const device_info *d, variant_
 json_t *session_sizes(space *s, const options *o, json_t **instances);
 /* The sizes of an instance (space_instance) as an object name -> value. */
 json_t *session_sizes_of(json_t *instance);
+/* Does a recorded size tuple hold every --size k=v given (replay, show)? */
+bool session_sizes_match(const options *o, json_t *sizes);
 /* The digest of how records at an instance's sizes are verified now: its
  * buffers, views, distributions, scalars and check sizes, and the runner's
  * checks (VERIFY_VERSION). A record is current only with this digest. */

@@ -113,8 +113,9 @@ void count_statuses(json_t *records) {
     json_decref(counts);
 }
 
-/* Prints one results file's summary. `key`: the device folder it is in. */
-static bool show_file(space *s, const char *path, const char *key) {
+/* Prints one results file's summary, at the size tuples --size picks (all
+ * without it). `key`: the device folder it is in. */
+static bool show_file(space *s, const options *o, const char *path, const char *key, int *shown) {
     int dropped;
     char *err = NULL;
     json_t *recs = results_load(path, key, &dropped, &err);
@@ -130,29 +131,48 @@ static bool show_file(space *s, const char *path, const char *key) {
            dropped ? ", torn line dropped" : "");
     json_t *sizes = results_sizes(recs), *z;
     size_t i;
+    int here = 0;
     json_array_foreach(sizes, i, z) {
         if (proc_interrupted) break; /* a long list of sizes: Ctrl-C ends it */
+        if (!session_sizes_match(o, z)) continue;
         print_summary(s, recs, z, name ? name : "?");
+        here++;
     }
+    *shown += here;
+    if (!here && o->n_sizes)
+        printf("no records at the --size values given (bartune show without --size lists every "
+               "size tuple recorded)\n");
     count_statuses(recs);
     json_decref(sizes);
     json_decref(recs);
     return true;
 }
 
-static bool show_each(void *s, const char *key, const char *path) {
-    return show_file(s, path, key);
+typedef struct {
+    space *s;
+    const options *o;
+    int shown; /* size tuples shown, over every device */
+} show_ctx;
+
+static bool show_each(void *ctx, const char *key, const char *path) {
+    show_ctx *c = ctx;
+    return show_file(c->s, c->o, path, key, &c->shown);
 }
 
 int cmd_show(const options *o) {
     space *s = session_open_space(o);
     if (!s) return EXIT_INPUT;
     bool ok = true;
+    show_ctx c = {s, o, 0};
     if (o->records) {
-        ok = show_file(s, o->records, NULL);
-    } else {
-        if (!results_each_device(o->results, space_name(s), true, show_each, s, &ok))
-            printf("no results for %s under %s\n", space_name(s), o->results);
+        ok = show_file(s, o, o->records, NULL, &c.shown);
+    } else if (!results_each_device(o->results, space_name(s), true, show_each, &c, &ok)) {
+        printf("no results for %s under %s\n", space_name(s), o->results);
+        c.shown = 1; /* nothing to show is not bad input */
+    }
+    if (ok && o->n_sizes && !c.shown) {
+        msg_error("no device's records of %s hold the --size values given", space_name(s));
+        ok = false;
     }
     space_close(s);
     return ok ? EXIT_OK : EXIT_INPUT;
