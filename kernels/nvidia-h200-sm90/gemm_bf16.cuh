@@ -9412,9 +9412,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v10
 
-// Best verified variant at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: median 0.0107 ms (min 0.0097, max 0.0161),
-// measured 2026-12-02T07:40:34Z with nvcc 13.0.88.
-// config: kind=wgmma bn=128 wm=64 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma 
+// Best verified variant at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: median 0.0098 ms (min 0.0096, max 0.0164),
+// measured 2026-12-02T11:06:11Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -9426,7 +9426,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=128 wm=64 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma
+// Variant: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -9486,10 +9486,10 @@ __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, 
 
 // Named barriers: 0 __syncthreads, 1-2 the ping-pong order, 3-4 the tma
 // epilogue of each consumer warpgroup, 5 the consumers before split-K sums.
-constexpr int kBN = 128, kBK = 64, kStages = 4;
+constexpr int kBN = 64, kBK = 64, kStages = 5;
 constexpr int kWM = 64, kMsub = kWM / 64;       // rows of C per consumer warpgroup
-constexpr int kConsumers = 2;           // consumer warpgroups
-constexpr bool kPingpong = true;
+constexpr int kConsumers = 1;           // consumer warpgroups
+constexpr bool kPingpong = false;
 constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
 constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
 // split-K: kSplit CTAs of a cluster share a tile, each over 1/kSplit of the
@@ -9505,7 +9505,7 @@ constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kBBoxes = kBN / 64;                  // B arrives as 64 x 64 boxes (128 B rows)
 constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one stage
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
-constexpr bool kPersistent = true;
+constexpr bool kPersistent = false;
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
 constexpr int kGroup = 0;  // rows of units per L2 group
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
@@ -9526,8 +9526,8 @@ template <bool TA, bool TB>
 __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, int scale_d) {
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
-        "setp.ne.b32 p, %66, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "setp.ne.b32 p, %34, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
         "%0,"
         "%1,"
         "%2,"
@@ -9559,40 +9559,8 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
         "%28,"
         "%29,"
         "%30,"
-        "%31,"
-        "%32,"
-        "%33,"
-        "%34,"
-        "%35,"
-        "%36,"
-        "%37,"
-        "%38,"
-        "%39,"
-        "%40,"
-        "%41,"
-        "%42,"
-        "%43,"
-        "%44,"
-        "%45,"
-        "%46,"
-        "%47,"
-        "%48,"
-        "%49,"
-        "%50,"
-        "%51,"
-        "%52,"
-        "%53,"
-        "%54,"
-        "%55,"
-        "%56,"
-        "%57,"
-        "%58,"
-        "%59,"
-        "%60,"
-        "%61,"
-        "%62,"
-        "%63"
-        "}, %64, %65, p, 1, 1, %67, %68;\n\t}"
+        "%31"
+        "}, %32, %33, p, 1, 1, %35, %36;\n\t}"
         :
           "+f"(d[0]),
           "+f"(d[1]),
@@ -9625,39 +9593,7 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
           "+f"(d[28]),
           "+f"(d[29]),
           "+f"(d[30]),
-          "+f"(d[31]),
-          "+f"(d[32]),
-          "+f"(d[33]),
-          "+f"(d[34]),
-          "+f"(d[35]),
-          "+f"(d[36]),
-          "+f"(d[37]),
-          "+f"(d[38]),
-          "+f"(d[39]),
-          "+f"(d[40]),
-          "+f"(d[41]),
-          "+f"(d[42]),
-          "+f"(d[43]),
-          "+f"(d[44]),
-          "+f"(d[45]),
-          "+f"(d[46]),
-          "+f"(d[47]),
-          "+f"(d[48]),
-          "+f"(d[49]),
-          "+f"(d[50]),
-          "+f"(d[51]),
-          "+f"(d[52]),
-          "+f"(d[53]),
-          "+f"(d[54]),
-          "+f"(d[55]),
-          "+f"(d[56]),
-          "+f"(d[57]),
-          "+f"(d[58]),
-          "+f"(d[59]),
-          "+f"(d[60]),
-          "+f"(d[61]),
-          "+f"(d[62]),
-          "+f"(d[63])
+          "+f"(d[31])
         : "l"(da), "l"(db), "r"(scale_d), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
 }
 // Which tile of C a CTA computes. Tiles come in units of kCluster tiles
@@ -9780,13 +9716,11 @@ __device__ __forceinline__ void consumer_release(uint32_t base, int it) {
 
 // Ping-pong: warpgroup wg's main loop waits its turn; the other's hands it on.
 __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phase) {
-    (void)base;
-    (void)phase;
-    asm volatile("bar.sync %0, 256;" ::"r"(1 + wg) : "memory");  // ids 1, 2: 0 is __syncthreads
+    mbar_wait(order_bar(base, wg), phase);
+    phase ^= 1u;
 }
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
-    (void)base;
-    asm volatile("bar.arrive %0, 256;" ::"r"(1 + to) : "memory");
+    if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
@@ -9840,7 +9774,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // latencies overlap (a load after a store to C could alias it and waits);
 // kBatch is what the registers beside the accumulators hold. Edge tiles go
 // element by element.
-constexpr int kBatch = 16;
+constexpr int kBatch = 8;
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
 __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* c, int col,
                                                const float* acc, int h) {
@@ -10179,13 +10113,13 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = (((bt_min((bt_ceil_div(bt_ceil_div(bt_s_M, 64LL), 1LL) * bt_ceil_div(bt_s_N, 128LL)), (bt_sms / 1LL)) * 1LL) * 1LL));
+    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 64LL), 1LL) * bt_ceil_div(bt_s_N, 64LL)) * 1LL) * 1LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 288LL;
+    const long long bt_block_x = 160LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 133120LL;
+    const long long bt_smem = 92160LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     CUtensorMap bt_map0;
     {
