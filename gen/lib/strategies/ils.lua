@@ -10,7 +10,11 @@
 --      incumbent, or a fresh start, and descend again. A fresh start goes where
 --      the search has been least (the values tried least often): regions a
 --      neighbour step cannot reach (pipeline's barrier = none, 4% of the
---      space and its best) are found there.
+--      space and its best) are found there. It is descended from to its own
+--      local optimum even when slower than the incumbent, then the search
+--      returns to the incumbent: on a plateau (gemm_bf16 at 1024^3, where
+--      hundreds of variants lie within 10%) a search that only ever descends
+--      from its best stays in that best's basin (NOTES.md 2026-12-02).
 -- Warm (space.elsewhere: what other landscapes found fastest), step 1 starts
 -- with the best few of those.
 local S = {}
@@ -18,6 +22,9 @@ local space, rng
 local tried = {}
 local queue = {}
 local incumbent, best_time
+-- a fresh start is descended from until its own local optimum (base), then
+-- the search returns to the best (incumbent)
+local base, base_time, restart
 -- what the model and the fresh starts read, kept as points come: each
 -- candidate's "name=value" strings (built once), the sums of log time per
 -- value over the measured points, and how often each value was tried
@@ -87,7 +94,7 @@ local function spread_start()
 end
 
 local function descend()
-  local ns = by_promise(untried(space.neighbours(incumbent)))
+  local ns = by_promise(untried(space.neighbours(base or incumbent)))
   for i = 1, math.min(#ns, 6) do queue[#queue + 1] = ns[i] end
 end
 
@@ -117,7 +124,7 @@ local function kick()
         if not least or t < least then pick, least = c, t end
       end
     end
-    if pick then queue[#queue + 1] = pick end
+    if pick then queue[#queue + 1] = pick; restart = pick end
   end
 end
 
@@ -130,6 +137,7 @@ local WARM_START = 4
 function S.init(sp, budget, r)
   space, rng = sp, r
   tried, queue, incumbent, best_time = {}, {}, nil, nil
+  base, base_time, restart = nil, nil, nil
   keys_of, sum, n, all, count, seen = {}, {}, {}, 0, 0, {}
   for i = 1, math.min(WARM_START, #space.elsewhere) do queue[#queue + 1] = space.elsewhere[i] end
   for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
@@ -148,6 +156,7 @@ function S.ask(k)
     end
     if #out > 0 then return out end
     if incumbent then descend() end
+    if #queue == 0 and base then base, base_time = nil, nil; descend() end  -- back to the best
     if #queue == 0 then kick() end
   end
   return out
@@ -158,6 +167,13 @@ function S.tell(c, result)
   local lt = math.log(result.time)
   all, count = all + lt, count + 1
   for _, key in ipairs(keys(c)) do sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1 end
+  if c == restart then base, base_time, restart = c, result.time, nil
+  elseif base and result.time < base_time then
+    base, base_time = c, result.time
+    local ns = by_promise(untried(space.neighbours(c)))
+    for i = math.min(#ns, 2), 1, -1 do table.insert(queue, 1, ns[i]) end
+  end
+  if base and best_time and result.time < best_time then base = nil end
   if not best_time or result.time < best_time then
     best_time, incumbent = result.time, c
     -- improvement: its two most promising neighbours before anything else
