@@ -31,6 +31,11 @@ grep -q "planted failure" "$tmp/failref.out" || fail "the reference's message is
 cp -r tests/toy "$tmp/badbase"
 echo 'baseline("no block_y", { block_x = 32, fault = "none", rows_per_thread = 1 })' >>"$tmp/badbase/axpy.lua"
 "$bartune" check "$tmp/badbase/axpy.lua" $dirs >"$tmp/badbase.out" 2>&1 && fail "a baseline that is no variant checked"
-grep -q "baseline 'no block_y' is not a variant of the space: no value for parameter 'block_y'" "$tmp/badbase.out" ||
+grep -q "baseline 'no block_y' is not a variant of the space on generic sm_90: no value for parameter 'block_y'" "$tmp/badbase.out" ||
     fail "the error does not name the baseline and the value: $(tail -3 "$tmp/badbase.out")"
-echo "check: a user's folder passes; a missing namespace, a broken and a failing reference and a baseline that is no variant are caught on CPU"
+# a shipped space whose portable variant is one only below sm_90 (gemm_bf16:
+# the plain kind there, the Hopper kind on sm_90): checked where emit builds it
+"$bartune" check gen/gemm_bf16.lua $dirs >"$tmp/gemm.out" 2>&1 || { cat "$tmp/gemm.out"; fail "gemm_bf16 does not check"; }
+grep -q "named: the 3 baseline and portable configs of gemm_bf16 are variants of it" "$tmp/gemm.out" ||
+    fail "gemm_bf16's named configs: $(cat "$tmp/gemm.out")"
+echo "check: a user's folder and gemm_bf16 pass; a missing namespace, a broken and a failing reference and a baseline that is no variant are caught on CPU"

@@ -225,18 +225,22 @@ static bool check_reference(const options *o, space *s, const device_info *d) {
 }
 
 /* Half three: every baseline and portable config the space names is one of
- * its variants (bench and emit would find out only on a GPU). */
+ * its variants (bench and emit would find out only on a GPU): a baseline on
+ * this device, the portable one on sm_70, where emit builds it for. */
 static bool check_named(space *s, const device_info *d) {
     int n;
     const named_config *nc = space_named(s, &n);
+    device_info old;
+    device_for_arch("sm_70", &old);
     bool ok = true;
     for (int i = 0; i < n; i++) {
         char *err = NULL;
-        if (!space_validate(s, d, &nc[i].cfg, &err)) {
-            msg_error("%s: %s '%s' is not a variant of the space: %s; give it the values the "
-                      "space's parameters take there",
+        const device_info *on = nc[i].portable ? &old : d;
+        if (!space_validate(s, on, &nc[i].cfg, &err)) {
+            msg_error("%s: %s '%s' is not a variant of the space on %s: %s; give it the values "
+                      "the space's parameters take there",
                       space_file(s), nc[i].portable ? "portable" : "baseline", nc[i].label,
-                      err ? err : "?");
+                      on->name, err ? err : "?");
             ok = false;
         }
         free(err);
