@@ -27,6 +27,7 @@
 #   land-toy       every candidate of the toy (tests/toy/axpy.lua) at both sizes, into landscapes.tgz
 #   land-gemm      every candidate of gemm_bf16 at LAND_SHAPE (1024^3), into landscapes.tgz;
 #                  cubins compiled ahead (bartune compile) come as .landcache.tar.xz
+#   header-bench   kernels/gemm_bf16.cuh called as a program does, beside cuBLAS (tools/header-bench.cu)
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
 #   tune-pipeline  the pipeline space (PIPE_ARGS: e.g. a strategy; run emits)
 #   pack    results/ and kernels/ as $OUT/results.tgz
@@ -265,6 +266,12 @@ for line in sys.stdin:
               --reject 0 --timeout 3 --no-emit --results /tmp/land/r >>"$out/landscapes.log" 2>&1
           echo "gemm rc=$?"; grep -E "records by status|^  #1 |compiled|measured" "$out/landscapes.log" | tail -5 | cut -c1-200
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
+    header-bench) # the committed header as a program calls it, beside cuBLAS, events per call
+          # (tools/header-bench.cu; HB_SHAPES "MxNxK[:transa,transb] ...", default the tune list)
+          nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels tools/header-bench.cu -lcublas \
+              -o /tmp/header-bench >"$out/header-bench.log" 2>&1 || { cat "$out/header-bench.log"; continue; }
+          # shellcheck disable=SC2086 # the shapes are words
+          /tmp/header-bench "${HB_REPS:-50}" ${HB_SHAPES:-} | tee -a "$out/header-bench.log" ;;
     errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
     # shellcheck disable=SC2086 # PIPE_ARGS are words
     tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1
