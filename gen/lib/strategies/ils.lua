@@ -155,7 +155,7 @@ function S.ask(k)
       end
     end
     if #out > 0 then return out end
-    if incumbent then descend() end
+    if incumbent or base then descend() end
     if #queue == 0 and base then base, base_time = nil, nil; descend() end  -- back to the best
     if #queue == 0 then kick() end
   end
