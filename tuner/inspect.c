@@ -230,12 +230,12 @@ static bool check_reference(const options *o, space *s, const device_info *d) {
 static bool check_named(space *s, const device_info *d) {
     int n;
     const named_config *nc = space_named(s, &n);
-    device_info old;
-    device_for_arch("sm_70", &old);
+    device_info sm70;
+    device_for_arch("sm_70", &sm70);
     bool ok = true;
     for (int i = 0; i < n; i++) {
         char *err = NULL;
-        const device_info *on = nc[i].portable ? &old : d;
+        const device_info *on = nc[i].portable ? &sm70 : d;
         if (!space_validate(s, on, &nc[i].cfg, &err)) {
             msg_error("%s: %s '%s' is not a variant of the space on %s: %s; give it the values "
                       "the space's parameters take there",

@@ -40,7 +40,7 @@ const char *results_rank_status(json_t *rec);
 
 /* The "ok" records (at `sizes` when given), best first: a new array. */
 json_t *results_ranked(json_t *records, json_t *sizes);
-/* The best "ok" record (least median_ms), or NULL. */
+/* The best "ok" record under the ranking (least median_ms, or joules), or NULL. */
 json_t *results_best(json_t *records, json_t *sizes);
 /* Best ok record whose config contains all of `part` (a JSON object),
  * at `sizes` when given. */
