@@ -2,7 +2,8 @@
 # run --rank energy with the fake runner (which answers the energy of a
 # sustained launch inverse to its time): the records carry joules, and emit
 # and show rank by them, not by time; without --rank the fastest wins as
-# before; --rank energy with --sustain 0 is refused.
+# before; --rank energy with --sustain 0 is refused. Also show --size on the
+# same records: it picks the size tuples shown, and one none holds exits 3.
 . "$(dirname "$0")/lib.sh" "$@"
 dirs="--runner $root/tests/fake_runner.sh --results $tmp/r --kernels $tmp/k --cache $tmp/c"
 sel="barrier=mbarrier producer=cp_async vec=4 cvec=4 tile=1024"
