@@ -25,7 +25,7 @@
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
 #   land-toy       every candidate of the toy (tests/toy/axpy.lua) at both sizes, into landscapes.tgz
-#   land-gemm      every candidate of gemm_bf16 at LAND_SHAPE (1024^3), into landscapes.tgz;
+#   land-gemm      every candidate of gemm_bf16 at each LAND_SHAPE (1024^3; LAND_ARGS e.g. --reps 200), into landscapes.tgz;
 #                  cubins compiled ahead (bartune compile) come as .landcache.tar.xz
 #   header-bench   kernels/gemm_bf16.cuh called as a program does, beside cuBLAS (tools/header-bench.cu)
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
@@ -261,10 +261,12 @@ for line in sys.stdin:
           [ -f .landcache.tar.xz ] && mkdir -p build/variants && tar xJf .landcache.tar.xz -C build/variants &&
               log "$(find build/variants -name '*.cubin' | wc -l) cubins unpacked"
           mkdir -p /tmp/land
-          # shellcheck disable=SC2046 # the sizes are words
-          timeout "${LAND_TIMEOUT:-500}" $b run gen/gemm_bf16.lua $(gemm_sizes "${LAND_SHAPE:-1024x1024x1024}") \
-              --reject 0 --timeout 3 --no-emit --results /tmp/land/r >>"$out/landscapes.log" 2>&1
-          echo "gemm rc=$?"; grep -E "records by status|^  #1 |compiled|measured" "$out/landscapes.log" | tail -5 | cut -c1-200
+          for sh in ${LAND_SHAPE:-1024x1024x1024}; do
+              # shellcheck disable=SC2046,SC2086 # the sizes and LAND_ARGS (e.g. --reps 200) are words
+              timeout "${LAND_TIMEOUT:-500}" $b run gen/gemm_bf16.lua $(gemm_sizes "$sh") ${LAND_ARGS:-} \
+                  --reject 0 --timeout 3 --no-emit --results /tmp/land/r >>"$out/landscapes.log" 2>&1
+              echo "gemm $sh rc=$?"; grep -E "records by status|^  #1 |compiled|measured" "$out/landscapes.log" | tail -5 | cut -c1-200
+          done
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     header-bench) # the committed header as a program calls it, beside cuBLAS, events per call
           # (tools/header-bench.cu; HB_SHAPES "MxNxK[:transa,transb] ...", default the tune list)

@@ -284,7 +284,8 @@ json_t *results_at(json_t *records, json_t *sizes) {
 }
 
 /* How far apart two size tuples are: the sum over sizes of |log2(a / b)|
- * (a size one lacks counts as far). */
+ * (a size either one lacks counts as far: records from before a size was
+ * declared, e.g. gemm_bf16's layouts, are not the nearest). */
 static double sizes_distance(json_t *a, json_t *b) {
     double d = 0;
     const char *k;
@@ -297,6 +298,7 @@ static double sizes_distance(json_t *a, json_t *b) {
         }
         d += fabs(log2((double)(json_integer_value(v) + 1) / (double)(json_integer_value(w) + 1)));
     }
+    json_object_foreach(b, k, v) if (!json_object_get(a, k)) d += 64;
     return d;
 }
 
