@@ -18,44 +18,28 @@ param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("loaders", { "all", "producers" }, { when = function(c) return c.barrier == "syncthreads" end })
 param("producer", { "regs", "cp_async", "bulk" })
 param("producer_warps", { 1, 2, 4 }, { when = function(c) return c.barrier ~= "syncthreads" or split(c) end })
-param("bm", { 32, 64, 128, 256 }) -- block tile of C: bm x bn
+param("bm", { 64, 128, 256 })     -- block tile of C: bm x bn
 param("bn", { 64, 128, 256 })
 param("bk", { 8, 16, 32 })        -- k-tile
--- 32-row tiles serve the shapes of few tiles (tall K, small): 8 x 8 a
--- thread, the block's threads in one group, row order, one block per SM's
--- registers (fewer combinations to expand)
-local narrow = function(c) return c.bm == 32 end
-local wide_tile = function(c) return not narrow(c) end
-param("tm", { 4, 8 }, { when = wide_tile }) -- one consumer thread's tile: tm x tn
-param("tn", { 4, 8 }, { when = wide_tile })
+param("tm", { 4, 8 })             -- one consumer thread's tile: tm x tn
+param("tn", { 4, 8 })
 -- Who shares a tile of C: "block" spreads every consumer thread over the
 -- whole block tile; a warp tile gives each warp its own (lanes 4 x 8:
 -- "wide", 4 tm x 8 tn; 8 x 4: "tall"), so a warp reads a third fewer
 -- distinct words of each stage (templates/sgemm/compute.cuh).
-param("warp", { "block", "wide", "tall" }, { when = function(c) return c.tm == 8 and c.tn == 8 and not narrow(c) end })
+param("warp", { "block", "wide", "tall" }, { when = function(c) return c.tm == 8 and c.tn == 8 end })
 param("stages", { 2, 3, 4, 6 })
 param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
-param("raster", { "row", "grouped" }, { when = function(c) return not narrow(c) end })
+param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,
 -- where tiles are few (the tall-K shapes). Larger tiles run one block per SM.
 local small = function(c) return c.bm * c.bn <= 64 * 128 end
-param("min_blocks", { 1, 2 }, { when = function(c) return c.bm * c.bn <= 128 * 128 and not narrow(c) end })
+param("min_blocks", { 1, 2 }, { when = function(c) return c.bm * c.bn <= 128 * 128 end })
 -- split-K (sm_90): a cluster of `split` blocks shares one tile of C, each
 -- over 1/split of K, their sums added in the first block's shared memory
 -- (distributed shared memory); for the tall-K shapes, where tiles are few
-param("split", { 1, 2, 4, 8 }, { when = function(c)
-  return small(c) and (c.raster or "row") == "row" and (c.min_blocks or 1) == 1
-end })
-
--- Sliced K: the consumer threads (8 x 8 each) of a 32-row tile form
--- `kslices` groups, each over its share of every k-tile, their sums added in
--- shared memory at the end; so a tile of few threads (32 x 64: one warp)
--- keeps an SM busy, and the tall-K shapes get many small tiles (with
--- split-K: more blocks than SMs) without thin thread tiles.
-param("kslices", { 1, 2, 4, 8 }, { when = function(c)
-  return narrow(c) and c.bk >= 16
-end })
+param("split", { 1, 2, 4, 8 }, { when = function(c) return small(c) and c.raster == "row" and c.min_blocks == 1 end })
 
 -- A split-K cluster's blocks one to an SM: the launch asks for more than half
 -- an SM's shared memory. Without it the H200 packed split 8's clusters two
@@ -67,15 +51,11 @@ derive(function(c, dev)
   -- the template reads loaders everywhere: the warp-specialised kinds have producers
   if c.loaders == nil then c.loaders = "producers" end
   if c.min_blocks == nil then c.min_blocks = 1 end
-  if c.raster == nil then c.raster = "row" end
-  c.tm, c.tn = c.tm or 8, c.tn or 8
   if c.warp == nil then c.warp = "block" end
-  c.kslices = c.kslices or 1
   -- 4 floats after each row of A's stage spread its rows over the banks (a
   -- fixed choice since the warp tiles came in: the space's size)
   c.pad = 4
-  c.tile_threads = (c.bm // c.tm) * (c.bn // c.tn)
-  c.consumer_threads = c.tile_threads * c.kslices
+  c.consumer_threads = (c.bm // c.tm) * (c.bn // c.tn)
   local lanes_m = ({ wide = 4, tall = 8 })[c.warp]
   c.wm = lanes_m and lanes_m * c.tm or c.bm
   c.wn = lanes_m and (32 // lanes_m) * c.tn or c.bn
@@ -83,9 +63,8 @@ derive(function(c, dev)
   c.bar_area = (c.barrier == "cuda_barrier" or c.barrier == "mbarrier") and 512 or 0
   local a_stage = c.a_layout == "k" and c.bk * (c.bm + c.pad) or c.bm * (c.bk + c.pad)
   local stages_bytes = c.stages * (a_stage + c.bk * c.bn) * 4
-  -- in the stages' place at the end: the k-slices' sums but the first's,
-  -- then (split-K) the cluster's sums in its first block
-  local sum_bytes = math.max((c.kslices - 1) * c.bm * c.bn * 4, (c.split or 1) > 1 and c.bm * c.bn * 4 or 0)
+  -- split-K: the first block of a cluster sums the tile in its stages' place
+  local sum_bytes = (c.split or 1) > 1 and c.bm * c.bn * 4 or 0
   c.smem_bytes = c.bar_area + math.max(stages_bytes, sum_bytes)
   if c.barrier == "mbarrier" then
     -- each producer thread arrives on full[s]; one lane per consumer warp on
@@ -121,12 +100,6 @@ racecheck_blind(sync_racecheck_blind)
 device_limits()
 constraint("consumers are whole warps, at most 512 threads (registers)", function(c)
   return c.consumer_threads % 32 == 0 and c.consumer_threads <= 512
-end)
-constraint("each k-slice takes whole float4s of every k-tile", function(c)
-  return c.bk % (4 * c.kslices) == 0
-end)
-constraint("32-row tiles are 64 or 128 wide (a pruning choice: the space's size)", function(c)
-  return c.bm > 32 or c.bn <= 128
 end)
 constraint("warp tiles tile the block tile", function(c)
   return c.bm % c.wm == 0 and c.bn % c.wn == 0

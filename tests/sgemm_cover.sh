@@ -12,13 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 fail=0
 i=0
-for tile in "bm=32 bn=64" "bm=32 bn=128" "bm=64 bn=64" "bm=128 bn=128" "bm=128 bn=256" "bm=256 bn=128"; do
-    threads_of=("tm=8 tn=8 warp=block" "tm=8 tn=8 warp=wide" "tm=8 tn=8 warp=tall" "tm=4 tn=4")
-    # 32-row tiles: 8 x 8 a thread, whole-tile groups, in k-slices
-    [ "${tile%% *}" = bm=32 ] && threads_of=("kslices=1" "kslices=4")
-    for threads in "${threads_of[@]}"; do
+for tile in "bm=64 bn=64" "bm=128 bn=128" "bm=128 bn=256" "bm=256 bn=128"; do
+    for threads in "tm=8 tn=8 warp=block" "tm=8 tn=8 warp=wide" "tm=8 tn=8 warp=tall" "tm=4 tn=4"; do
         for layout in k m; do
-            sel="barrier=syncthreads loaders=all producer=cp_async $tile bk=16 $threads stages=3 a_layout=$layout"
+            sel="barrier=syncthreads loaders=all producer=cp_async $tile bk=16 $threads stages=3 a_layout=$layout raster=row"
             i=$((i + 1))
             if ! "$bartune" render gen/sgemm.lua $sel >"$tmp/v$i.cu" 2>"$tmp/err"; then
                 grep -q "the constraints leave no variant" "$tmp/err" || { echo "render $sel: $(cat "$tmp/err")"; fail=1; }
@@ -40,6 +37,6 @@ for layout in k; do
     [ -n "$block" ] && [ -n "$wide" ] && [ "${wide% *}" -lt "${block% *}" ] ||
         { echo "128x128: the wide warp tile reads ${wide:-?}, the whole-tile mapping ${block:-?} bytes per k"; fail=1; }
 done
-[ "$i" -ge 24 ] || { echo "only $i variants checked"; fail=1; }
+[ "$i" -ge 16 ] || { echo "only $i variants checked"; fail=1; }
 [ $fail = 0 ] && echo "sgemm: $i thread mappings own every element once, without bank conflicts"
 exit $fail

@@ -18,7 +18,6 @@
 #                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits; results.tgz
 #                  after each step (a call cut at its limit loses what is not under $OUT)
 #   tune-sgemm3    the few-tile regions ils missed (4 x 4 thread tiles with split-K, 64-row tiles), emit
-#   tune-sgemm4    the 32-row tiles in k-slices (with split-K) at the few-tile shapes, ils, emit
 #   ncu-sgemm      ncu's warp-state and pipe sections of one launch of the 4096^3 best (NCU_CONFIG)
 #   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
@@ -201,17 +200,6 @@ for line in sys.stdin:
               echo "$1 x $2 x $3 (${r#*|}) rc=$? ($(date +%T))"; pack_results
           done
           grep -E "^  #1 |configurations measured" "$out/tune-sgemm3.log" | cut -c1-240
-          $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
-          statuses results/*/sgemm.jsonl ;;
-    tune-sgemm4) # the 32-row tiles in k-slices (with split-K) at the shapes of few tiles; ils,
-          # SGEMM_BUDGET s each (SGEMM4_SHAPES "MxNxK ..."); then emit
-          for sh in ${SGEMM4_SHAPES:-256x256x16384 512x512x512 1024x1024x1024 16384x128x4096}; do
-              IFS=x read -r m n k <<<"$sh"
-              timeout 150 $b run gen/sgemm.lua bm=32 --size M=$m --size N=$n --size K=$k --strategy ils \
-                  --budget "${SGEMM_BUDGET:-35}s" --timeout 3 --no-emit >>"$out/tune-sgemm4.log" 2>&1
-              echo "$sh (bm=32) rc=$? ($(date +%T))"; pack_results
-          done
-          grep -E "^  #1 |configurations measured" "$out/tune-sgemm4.log" | cut -c1-240
           $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
           statuses results/*/sgemm.jsonl ;;
     ncu-sgemm) # where the 4096^3 best loses to cuBLAS: warp stalls, issue and pipes (one launch)

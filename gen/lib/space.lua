@@ -417,7 +417,7 @@ local function launch_combos(S, cfg, only)
   return combos
 end
 
-local MAX_COMBINATIONS = 400000
+local MAX_COMBINATIONS = 250000
 
 -- Walks the compile-time combinations that the `when` predicates and the
 -- k=v values allow, in declaration order, calling leaf(c) for each (c holds

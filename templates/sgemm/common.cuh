@@ -9,11 +9,7 @@ constexpr int kTM = $(tm), kTN = $(tn);                // one consumer thread's 
 constexpr int kWM = $(wm), kWN = $(wn);
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
 constexpr int kStages = $(stages);
-// Sliced K: kKSlices groups of kTileThreads consumers, each over its own
-// kSliceK of every k-tile, summed at the end (compute.cuh: reduce_slices).
-constexpr int kKSlices = $(kslices), kSliceK = kBK / kKSlices;
-constexpr int kTileThreads = (kBM / kTM) * (kBN / kTN);
-constexpr int kConsumerThreads = kTileThreads * kKSlices;
+constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = $(loaders == "all" and 0 or producer_warps * 32);
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
 constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
@@ -31,20 +27,16 @@ constexpr int kSmemBytes = $(smem_bytes);
 constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // tile rows per L2 group; 0: plain
 constexpr int kSplit = $(split or 1);  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
-// in the stages' place at the end: the k-slices' sums but the first's, then
-// (split-K) the cluster's sums of the tile
-constexpr int kSliceSumBytes = (kKSlices - 1) * kBM * kBN * 4;
-constexpr int kSumBytes = kSplit > 1 && kBM * kBN * 4 > kSliceSumBytes ? kBM * kBN * 4 : kSliceSumBytes;
+constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
 static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
               "space and template disagree on shared memory");
 static_assert(kConsumerThreads % 32 == 0, "consumers are whole warps");
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % kTM == 0 && kWN % kTN == 0 &&
-                  (kGroupThreads % 32 == 0 || kGroupThreads == kTileThreads),
+                  (kGroupThreads % 32 == 0 || kGroupThreads == kConsumerThreads),
               "groups of whole warps tile the block tile");
 static_assert(kBK % 4 == 0 && kTM % 4 == 0 && kTN % 4 == 0 && kAStride % 4 == 0,
               "float4 fragments");
 static_assert(kStages >= 2, "a ring of at least two stages");
-static_assert(kSliceK % 4 == 0 && kSliceK * kKSlices == kBK, "k-slices of whole float4s");
 static_assert(kMinArch >= 70, "the barrier kinds start at compute capability 7.0");
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {

@@ -18,14 +18,12 @@ __host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
     return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
-// One k-tile from stage (As, Bs): this thread's k-slice of it (the whole
-// k-tile when unsliced), rank-1 updates four k at a time.
+// One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
-    const Place pl = place_of(ctid % kTileThreads);
-    const int k_first = ctid / kTileThreads * kSliceK;
+    const Place pl = place_of(ctid);
 #pragma unroll
-    for (int kk = k_first; kk < k_first + kSliceK; kk += 4) {
+    for (int kk = 0; kk < kBK; kk += 4) {
         float a[4][kTM], b[4][kTN];
 #pragma unroll
         for (int q = 0; q < 4; ++q)
@@ -88,47 +86,12 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
     }
 }
 
-//% if kslices > 1 then
-// The consumers alone (producers may have left): barrier 15, which the
-// named kind's stages never use (ids 1 .. 2 kStages <= 12).
-__device__ __forceinline__ void consumers_sync() {
-    asm volatile("bar.sync 15, %0;" ::"n"(kConsumerThreads) : "memory");
-}
-
-// The k-slices' sums into the first slice's registers, in slice order (the
-// same sum every launch): the others write theirs where the stages were.
-// Returns the thread's place in the tile if it holds the sums, else -1.
-__device__ __forceinline__ int reduce_slices(unsigned char* smem, int ctid, float (&acc)[kTM][kTN]) {
-    float* part = reinterpret_cast<float*>(smem + kBarArea);
-    const int slice = ctid / kTileThreads, t = ctid % kTileThreads;
-    const Place pl = place_of(t);
-    consumers_sync();  // every slice is done with the stages
-    if (slice > 0)
-#pragma unroll
-        for (int i = 0; i < kTM; ++i)
-#pragma unroll
-            for (int j = 0; j < kTN; ++j)
-                part[(slice - 1) * kBM * kBN + row_of(pl, i) * kBN + col_of(pl, j)] = acc[i][j];
-    consumers_sync();
-    if (slice > 0) return -1;
-    for (int s = 0; s < kKSlices - 1; ++s)
-#pragma unroll
-        for (int i = 0; i < kTM; ++i)
-#pragma unroll
-            for (int j = 0; j < kTN; ++j) acc[i][j] += part[s * kBM * kBN + row_of(pl, i) * kBN + col_of(pl, j)];
-    return t;
-}
-//% end
-
 // The tile's end: stored by each consumer (ctid >= 0); under split-K the
 // blocks of the cluster (every thread, producers too, takes part in the
 // cluster barriers) first add their sums into the first block's shared
 // memory, where its stages were, and only the first block stores.
 __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
                                             float (&acc)[kTM][kTN]) {
-//% if kslices > 1 then
-    if (ctid >= 0) ctid = reduce_slices(smem, ctid, acc);  // from here: the tile's threads
-//% end
 //% if (split or 1) == 1 then
     (void)smem;
     if (ctid >= 0) store_tile(g, ctid, acc);

@@ -1,7 +1,6 @@
 // Host check of an sgemm variant's thread mapping (templates/sgemm/
 // compute.cuh), built with -DVARIANT="path of the rendered variant": every
-// element of the block tile belongs to exactly one consumer thread of each
-// k-slice (the threads of one slice: kTileThreads); a warp
+// element of the block tile belongs to exactly one consumer thread; a warp
 // of a warp tile stays within its kWM x kWN tile; and every float4 read of
 // a stage a warp makes (B's rows; A's, k-major or m-major) is free of bank
 // conflicts: each quarter-warp (one 128-byte wavefront of 8 lanes) reads
@@ -24,7 +23,7 @@ static bool conflict_free(const std::vector<int>& words) {
 int main() {
     std::vector<int> owner(kBM * kBN, 0);
     int bad = 0;
-    for (int t = 0; t < kTileThreads; ++t) {
+    for (int t = 0; t < kConsumerThreads; ++t) {
         const Place p = place_of(t);
         for (int i = 0; i < kTM; ++i)
             for (int j = 0; j < kTN; ++j) {
@@ -46,7 +45,7 @@ int main() {
     // one row's 4 k at once, row by row)
     const int a_reads = kAKMajor ? kTM / 4 : kTM;
     long distinct_bytes = 0;
-    for (int w = 0; w < kTileThreads / 32; ++w) {
+    for (int w = 0; w < kConsumerThreads / 32; ++w) {
         std::set<int> rows, cols;
         for (int q = 0; q < 4; ++q)
             for (int f = 0; f < kTN / 4 + a_reads; ++f) {
@@ -72,6 +71,6 @@ int main() {
     }
     printf("%dx%d tile, threads %dx%d, groups %dx%d: %s; a warp reads %ld distinct bytes of a stage per k\n",
            kBM, kBN, kTM, kTN, kWM, kWN, bad ? "FAILED" : "every element once, no bank conflict",
-           distinct_bytes / (kTileThreads / 32));
+           distinct_bytes / (kConsumerThreads / 32));
     return bad ? 1 : 0;
 }
