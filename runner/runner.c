@@ -364,20 +364,27 @@ static bool intact(void) {
 }
 
 /* The accuracy test of one output's check statistics s (input set `set`):
- * NULL, or why the kernel is less accurate than an honest order. */
+ * NULL, or why the kernel is less accurate than an honest order. The RMS
+ * limit is a statistic of many elements: over n of them it is at least
+ * max / sqrt(n), so that a few elements (gemm_bf16 at M = N = K = 1: one,
+ * whose honest rounding to bf16 alone reaches 1.7 expected errors, over the
+ * RMS limit of 1.3: gpu_faults' honest kernel failed so on the H200) are
+ * held to the maximum, and many to the RMS. */
 static char *inaccurate(const rbuf *b, const unsigned long long *s, int set) {
     if (!(P->acc_rms > 0) || !b->scaled[set]) return NULL;
     double z2, zmax;
     memcpy(&z2, &s[4], sizeof z2);
     memcpy(&zmax, &s[5], sizeof zmax);
-    double rms = sqrt(z2 / (double)b->scaled[set]);
+    double n = (double)b->scaled[set], rms = sqrt(z2 / n);
+    double rms_limit = fmax(P->acc_rms, P->acc_max / sqrt(n));
     R.worst_rms = fmax(R.worst_rms, rms);
     R.worst_max = fmax(R.worst_max, zmax);
-    if (rms <= P->acc_rms && zmax <= P->acc_max) return NULL;
-    return xasprintf("'%s' is less accurate than an honest evaluation at the problem's "
-                     "precision: its errors are %.3g times the expected error in RMS and %.3g "
-                     "at most (the problem allows %g and %g; see its accuracy)",
-                     b->name, rms, zmax, P->acc_rms, P->acc_max);
+    if (rms <= rms_limit && zmax <= P->acc_max) return NULL;
+    return xasprintf(
+        "'%s' is less accurate than an honest evaluation at the problem's "
+        "precision: its errors are %.3g times the expected error in RMS and %.3g "
+        "at most over %.0f elements (the problem allows %.3g and %g; see its accuracy)",
+        b->name, rms, zmax, n, rms_limit, P->acc_max);
 }
 
 /* Reads the checks of launch `launch` (input set `set`); on a failure
