@@ -8,6 +8,9 @@
 --                             cubin) }; space.params: { {name, values}... } in
 --                             declaration order; space.neighbours(c): the
 --                             candidates that differ from c in one value;
+--                             space.near(c): those and the ones whose
+--                             change of one value brings or takes away
+--                             conditional parameters (a `when`'s);
 --                             space.find(values): the candidate with those
 --                             values, or nil where the constraints rule it out;
 --                             space.elsewhere: candidates that were fastest in
@@ -100,16 +103,56 @@ local function index_of(cands)
   return by_desc
 end
 
+-- The candidates grouped by the values of the parameters every candidate
+-- has (those no `when` leaves out): a group holds what differs only in
+-- conditional parameters. Built once per expansion, when a search first
+-- asks for neighbours.
+local function groups_of(cands, params)
+  local has = {}
+  for _, c in ipairs(cands) do
+    for k in pairs(c.values) do has[k] = (has[k] or 0) + 1 end
+  end
+  local always = {}
+  for _, p in ipairs(params) do
+    if has[p.name] == #cands then always[#always + 1] = p.name end
+  end
+  local function key(values)
+    local parts = {}
+    for i, k in ipairs(always) do parts[i] = tostring(values[k]) end
+    return table.concat(parts, "\0")
+  end
+  local group = {}
+  for _, c in ipairs(cands) do
+    local g = key(c.values)
+    group[g] = group[g] or {}
+    table.insert(group[g], c)
+  end
+  return { always = always, key = key, group = group }
+end
+
+-- d is c's neighbour through parameter p: they differ in p, and every other
+-- parameter both have is the same (those only one has follow from p: a
+-- schedule that exists for two consumer warpgroups and not for one).
+local function one_apart(c, d, p)
+  local a, b = c.values, d.values
+  if b[p] == nil or b[p] == a[p] then return false end
+  for k, v in pairs(a) do
+    if k ~= p and b[k] ~= nil and b[k] ~= v then return false end
+  end
+  return true
+end
+
 -- The view of the space a strategy gets, with neighbours by one value: a
 -- fresh one for every search (every seed of a replay), over the read-only
--- candidates.
-local function space_view(cands, params, by_desc, elsewhere)
+-- candidates. x: the expansion (its groups are built on first use).
+local function space_view(cands, params, by_desc, elsewhere, x)
   by_desc = by_desc or index_of(cands)
+  x = x or {}
   local view = { candidates = cands, params = params, elsewhere = readonly(elsewhere or {}) }
   local function frozen() return readonly(view) end
   -- The candidate with exactly these values, or nil (not valid in the space).
   function view.find(values) return by_desc[M.describe(values)] end
-  local cache = {}
+  local cache, near_cache = {}, {}
   function view.neighbours(c)
     if cache[c.id] then return cache[c.id] end
     local out = {}
@@ -128,6 +171,43 @@ local function space_view(cands, params, by_desc, elsewhere)
     end
     cache[c.id] = readonly(out)
     return cache[c.id]
+  end
+  -- One parameter's value changed, with the conditional parameters that
+  -- change brings or takes away (any of their values): beside neighbours,
+  -- the regions behind a `when` (gemm_bf16's one consumer warpgroup, which
+  -- has no schedule) are one step away, not islands. Searched among the
+  -- groups: the same unconditional values but p's.
+  function view.near(c)
+    if near_cache[c.id] then return near_cache[c.id] end
+    x.groups = x.groups or groups_of(cands, params)
+    local gr, out = x.groups, {}
+    local always = {}
+    for _, k in ipairs(gr.always) do always[k] = true end
+    for _, p in ipairs(params) do
+      local now = c.values[p.name]
+      if now ~= nil then
+        local looked = {}
+        for _, v in ipairs(p.values) do
+          if v ~= now then
+            local values = c.values
+            if always[p.name] then
+              values = {}
+              for k, w in pairs(c.values) do values[k] = w end
+              values[p.name] = v
+            end
+            local g = gr.key(values)
+            if not looked[g] then
+              looked[g] = true
+              for _, d in ipairs(gr.group[g] or {}) do
+                if one_apart(c, d, p.name) then out[#out + 1] = d end
+              end
+            end
+          end
+        end
+      end
+    end
+    near_cache[c.id] = readonly(out)
+    return near_cache[c.id]
   end
   return frozen() -- the strategy cannot swap candidates for tables of its own
 end
@@ -272,14 +352,14 @@ function M.replay_begin(S, dev, landscape, st_text, chunkname, budget, warm)
     end
   end
   if not best then error("the records hold no ok measurement of this space's candidates", 0) end
-  rp = { cands = cands, params = params, by_desc = by_desc, elsewhere = elsewhere_of(warm, by_desc),
+  rp = { cands = cands, params = params, by_desc = by_desc, elsewhere = elsewhere_of(warm, by_desc), x = x,
     landscape = landscape, best = best, ok = ok, text = st_text, chunkname = chunkname,
     budget = budget, runs = {} }
 end
 
 function M.replay_seed(seed)
   rp.runs[#rp.runs + 1] = replay_one(rp.text, rp.chunkname, rp.cands,
-    space_view(rp.cands, rp.params, rp.by_desc, rp.elsewhere), rp.landscape, rp.best, rp.budget, seed)
+    space_view(rp.cands, rp.params, rp.by_desc, rp.elsewhere, rp.x), rp.landscape, rp.best, rp.budget, seed)
 end
 
 function M.replay_end()
@@ -314,7 +394,7 @@ function M.start(S, dev, overrides, st_text, chunkname, budget, seed, warm)
   live = nil -- the last size tuple's search is garbage before this one is built
   local x = expansion(S, dev, overrides)
   local cands, params, by_desc = x.cands, x.params, x.by_desc
-  live = { cands = cands, view = space_view(cands, params, by_desc, elsewhere_of(warm, by_desc)),
+  live = { cands = cands, view = space_view(cands, params, by_desc, elsewhere_of(warm, by_desc), x),
     st = M.load_strategy(st_text, chunkname), given = {}, chunkname = chunkname }
   live.st.init(live.view, budget, new_rng(seed))
   return #cands

@@ -1,11 +1,14 @@
 -- Iterated local search (Lourenco, Martin and Stutzle, "Iterated Local
 -- Search", 2003) over the space's neighbourhood (candidates that differ in
--- one value), for mixed categorical/integer spaces with many invalid points:
+-- one value, with the conditional parameters that value brings or takes
+-- away: space.near), for mixed categorical/integer spaces with many invalid
+-- points:
 --   1. a spread-out start: candidates chosen so that every value of every
 --      parameter appears early (invalid points cost nothing in the search);
 --   2. descent from the incumbent: its untried neighbours, the most
 --      promising first by an additive model of log time over the
---      parameters' values, fitted to all measured so far;
+--      parameters' values, fitted to all measured so far (three queued at a
+--      time, so the model's newest fit picks the next);
 --   3. at a local optimum, a kick: a random walk of a few steps from the
 --      incumbent, or a fresh start, and descend again. A fresh start goes where
 --      the search has been least (the values tried least often): regions a
@@ -94,20 +97,20 @@ local function spread_start()
 end
 
 local function descend()
-  local ns = by_promise(untried(space.neighbours(base or incumbent)))
-  for i = 1, math.min(#ns, 6) do queue[#queue + 1] = ns[i] end
+  local ns = by_promise(untried(space.near(base or incumbent)))
+  for i = 1, math.min(#ns, 3) do queue[#queue + 1] = ns[i] end
 end
 
 local function kick()
   if rng:float() < 0.7 and incumbent then
     local c = incumbent
     for _ = 1, 2 + rng:int(2) do
-      local ns = space.neighbours(c)
+      local ns = space.near(c)
       if #ns == 0 then break end
       c = ns[rng:int(#ns)]
     end
     if not tried[c.id] then queue[#queue + 1] = c end
-    for _, n in ipairs(untried(space.neighbours(c))) do
+    for _, n in ipairs(untried(space.near(c))) do
       if #queue >= 3 then break end
       queue[#queue + 1] = n
     end
@@ -162,13 +165,13 @@ function S.ask(k)
   return out
 end
 
--- An improvement (on the best, or on a fresh start's base): its two most
--- promising neighbours before anything else (four: within 2% in 33 and 39
--- measured on the pipeline landscapes, 16 and 19 on the skeleton's; two: 25,
--- 25, 14, 16. NOTES.md 2026-12-02)
+-- An improvement (on the best, or on a fresh start's base): its most
+-- promising neighbour before anything else (with near: one gave 20 and 22
+-- measured on the pipeline landscapes, 9 and 13 on the skeleton's, 43 and 31
+-- on gemm_bf16's; two 22, 28, 9, 14, 43, 33; NOTES.md 2026-12-02, ninth)
 local function neighbours_first(c)
-  local ns = by_promise(untried(space.neighbours(c)))
-  for i = math.min(#ns, 2), 1, -1 do table.insert(queue, 1, ns[i]) end
+  local ns = by_promise(untried(space.near(c)))
+  for i = math.min(#ns, 1), 1, -1 do table.insert(queue, 1, ns[i]) end
 end
 
 function S.tell(c, result)
