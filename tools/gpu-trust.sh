@@ -212,18 +212,20 @@ for line in sys.stdin:
               --size K=4096 --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-sgemm.log" 2>&1
           echo "ncu rc=$?"; grep -E "Warp Cycles|Stall|Issue|Pipe|Throughput|Eligible|Bank" "$out/ncu-sgemm.log" | head -40 ;;
     ncu-tallk) # why split 8 (128 blocks) is no faster than split 4 (64) at 256 x 256 x 16384: are
-          # SMs idle (clusters packed onto fewer SMs) or is each block slower?
-          for sp in 4 8; do
+          # SMs idle (clusters packed onto fewer SMs) or is each block slower, and on what does it
+          # wait (warp states, memory)? TALLK_SPLITS: the splits (default 4 8)
+          for sp in ${TALLK_SPLITS:-4 8}; do
               rm -rf /tmp/ncu-r
               timeout 100 ncu --clock-control none --kernel-name bartune_kernel --launch-skip 12 --launch-count 1 \
                   --section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
+                  --section WarpStateStats --section MemoryWorkloadAnalysis \
                   --metrics sm__cycles_active.min,sm__cycles_active.max,sm__cycles_active.avg,launch__cluster_scheduling_policy \
                   $b run gen/sgemm.lua barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 \
                   tn=4 stages=4 a_layout=m raster=row min_blocks=1 split=$sp --size M=256 --size N=256 --size K=16384 \
                   --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-tallk-$sp.log" 2>&1
               echo "split $sp: ncu rc=$?"
-              grep -E "Duration|SM Active Cycles|sm__cycles_active|Achieved Occupancy|Eligible Warps|Waves Per SM|Cluster" \
-                  "$out/ncu-tallk-$sp.log" | head -14
+              grep -E "Duration|SM Active Cycles|sm__cycles_active|Achieved Occupancy|Eligible Warps|Waves Per SM|Cluster|Stall|L2 Hit|Mem Busy|Max Bandwidth" \
+                  "$out/ncu-tallk-$sp.log" | head -24
           done ;;
     bench-gemm) # bench of gemm_bf16's recorded bests (GEMM_SHAPES as tune-gemm's) beside cuBLAS and each kind
           for sh in ${GEMM_SHAPES:-4096x4096x4096 4096x4096x4096:0,1}; do
