@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accuracy_limit.h"
 #include "driver.h"
 #include "power.h"
 #include "problem.h"
@@ -364,19 +365,16 @@ static bool intact(void) {
 }
 
 /* The accuracy test of one output's check statistics s (input set `set`):
- * NULL, or why the kernel is less accurate than an honest order. The RMS
- * limit is a statistic of many elements: over n of them it is at least
- * max / sqrt(n), so that a few elements (gemm_bf16 at M = N = K = 1: one,
- * whose honest rounding to bf16 alone reaches 1.7 expected errors, over the
- * RMS limit of 1.3: gpu_faults' honest kernel failed so on the H200) are
- * held to the maximum, and many to the RMS. */
+ * NULL, or why the kernel is less accurate than an honest order. Its RMS
+ * limit grows for few elements (accuracy_limit.h: gpu_faults' honest
+ * gemm_bf16 kernel failed the plain limit on the H200 at M = N = K = 1). */
 static char *inaccurate(const rbuf *b, const unsigned long long *s, int set) {
     if (!(P->acc_rms > 0) || !b->scaled[set]) return NULL;
     double z2, zmax;
     memcpy(&z2, &s[4], sizeof z2);
     memcpy(&zmax, &s[5], sizeof zmax);
     double n = (double)b->scaled[set], rms = sqrt(z2 / n);
-    double rms_limit = fmax(P->acc_rms, P->acc_max / sqrt(n));
+    double rms_limit = accuracy_rms_limit(P->acc_rms, P->acc_max, n);
     R.worst_rms = fmax(R.worst_rms, rms);
     R.worst_max = fmax(R.worst_max, zmax);
     if (rms <= rms_limit && zmax <= P->acc_max) return NULL;

@@ -4,8 +4,12 @@
  * or not, k-tiles summed, split-K slices, pairwise, truncating adds for the
  * tensor cores, and a long-double loop) stay within the problem's RMS and
  * maximum, while TF32 inputs, a relative error of 1e-3 or 1e-5, and (bf16)
- * C truncated instead of rounded are caught. The limits are read from the
- * problem file, so the test checks what ships.
+ * C truncated instead of rounded are caught. At K = 1 and 2 the outputs of
+ * few elements the check sizes have (M = N = 1: one) are checked too: each
+ * run of 1, 4 or 16 elements of an honest order passes the runner's limit
+ * for that many (runner/accuracy_limit.h), where the plain RMS limit fails
+ * some. The limits are read from the problem file, so the test checks what
+ * ships.
  *
  *   test_accuracy sgemm gen/problems/sgemm.lua
  *   test_accuracy gemm_bf16 gen/problems/gemm_bf16.lua
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy_limit.h"
 #include "bartune_reference.h"
 
 /* Both references in one program: each under its own names. */
@@ -184,9 +189,36 @@ static bool limits(const char *path, double *rms, double *max) {
     return found;
 }
 
+/* An honest order's errors z (units of the scale) as outputs of n = 1, 4
+ * and 16 elements (runs of consecutive ones): each passes the runner's
+ * limits for n elements; how many the plain RMS limit would reject is
+ * printed (the false positive the runner's limit closes). */
+static int few_elements(const double *zs, const char *name, double rms_limit, double max_limit) {
+    int fail = 0;
+    for (int n = 1; n <= 16; n *= 4) {
+        int plain = 0, rejected = 0;
+        for (int g = 0; g + n <= M * N; g += n) {
+            double z2 = 0, zmax = 0;
+            for (int e = g; e < g + n; e++)
+                z2 += zs[e] * zs[e], zmax = fmax(zmax, zs[e]);
+            const double rms = sqrt(z2 / n);
+            plain += rms > rms_limit;
+            rejected += rms > accuracy_rms_limit(rms_limit, max_limit, n) || zmax > max_limit;
+        }
+        if (rejected || plain)
+            printf("K = %5d %s %-24s outputs of %2d elements: %d of %d over the plain RMS limit, "
+                   "%d over the runner's%s\n",
+                   K, wide ? "wide" : "    ", name, n, plain, M * N / n, rejected,
+                   rejected ? " (REJECTED, honest!)" : "");
+        fail |= rejected > 0;
+    }
+    return fail;
+}
+
 /* One K: the reference's expected values and scale, then every order's
  * RMS and largest error in units of the scale. */
 static int at_k(bool is_bf16, double rms_limit, double max_limit) {
+    static double zs[M * N];
     a = malloc(sizeof(float) * (size_t)M * (size_t)K);
     b = malloc(sizeof(float) * (size_t)K * N);
     c = malloc(sizeof(float) * M * N);
@@ -234,9 +266,11 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
                     fabs(evaluate((order)o, i, j, is_bf16) - expect[i * N + j]) / scale[i * N + j];
                 z2 += z * z;
                 zmax = fmax(zmax, z);
+                zs[i * N + j] = z;
             }
         const double rms = sqrt(z2 / (M * N));
         const bool honest = o<HONEST, caught = rms> rms_limit || zmax > max_limit;
+        if (honest && K <= 2) fail |= few_elements(zs, NAMES[o], rms_limit, max_limit);
         printf("K = %5d %s %-24s rms %8.3f  max %8.3f  %s\n", K, wide ? "wide" : "    ",
                o == REL_1E3 && is_bf16 ? "relative error 2^-8" : NAMES[o], rms, zmax,
                honest ? (caught ? "REJECTED (honest!)" : "ok") : (caught ? "caught" : "MISSED"));
@@ -256,11 +290,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     bool is_bf16 = !strcmp(argv[1], "gemm_bf16");
-    /* The K of every shape the problem tunes at (its tune list). */
-    static const int SGEMM_K[] = {4096, 2048, 1024, 512, 4097, 256, 16384};
-    static const int BF16_K[] = {4096, 8192, 2048, 1024, 256, 16384};
+    /* The K of every shape the problem tunes at (its tune list), and the
+     * check sizes' smallest. */
+    static const int SGEMM_K[] = {4096, 2048, 1024, 512, 4097, 256, 16384, 1, 2};
+    static const int BF16_K[] = {4096, 8192, 2048, 1024, 256, 16384, 1, 2};
     const int *ks = is_bf16 ? BF16_K : SGEMM_K;
-    int n = is_bf16 ? 6 : 7, fail = 0;
+    int n = is_bf16 ? 8 : 9, fail = 0;
     printf("%s: limits rms %g, max %g (from %s)\n", argv[1], rms, max, argv[2]);
     for (int w = 0; w < 2; w++)
         for (int i = 0; i < n; i++) {
