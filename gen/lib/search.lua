@@ -112,9 +112,9 @@ local function groups_of(cands, params)
   for _, c in ipairs(cands) do
     for k in pairs(c.values) do has[k] = (has[k] or 0) + 1 end
   end
-  local always = {}
+  local always, is_always = {}, {}
   for _, p in ipairs(params) do
-    if has[p.name] == #cands then always[#always + 1] = p.name end
+    if has[p.name] == #cands then always[#always + 1], is_always[p.name] = p.name, true end
   end
   local function key(values)
     local parts = {}
@@ -127,7 +127,7 @@ local function groups_of(cands, params)
     group[g] = group[g] or {}
     table.insert(group[g], c)
   end
-  return { always = always, key = key, group = group }
+  return { always = is_always, key = key, group = group }
 end
 
 -- d is c's neighbour through parameter p: they differ in p, and every other
@@ -181,8 +181,6 @@ local function space_view(cands, params, by_desc, elsewhere, x)
     if near_cache[c.id] then return near_cache[c.id] end
     x.groups = x.groups or groups_of(cands, params)
     local gr, out = x.groups, {}
-    local always = {}
-    for _, k in ipairs(gr.always) do always[k] = true end
     for _, p in ipairs(params) do
       local now = c.values[p.name]
       if now ~= nil then
@@ -190,7 +188,7 @@ local function space_view(cands, params, by_desc, elsewhere, x)
         for _, v in ipairs(p.values) do
           if v ~= now then
             local values = c.values
-            if always[p.name] then
+            if gr.always[p.name] then
               values = {}
               for k, w in pairs(c.values) do values[k] = w end
               values[p.name] = v
