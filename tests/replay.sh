@@ -114,31 +114,26 @@ for size in "rows=1000 5" "rows=4096 9"; do
         --seeds 30 >"$tmp_out" 2>&1 || { echo "toy warm replay at $1 failed:"; cat "$tmp_out"; fail=1; }
     check "ils on the toy at $1 warm from the other size" 2 3 30
 done
-# gemm_bf16 at 1024^3, every one of its 3804 variants measured on the H200
-# with 200 launches each (a plateau: 5 within 2% of the best, 52 within 5%):
-# ils cold 43, warm from the results' other size tuples 48, both in 30 of 30
-# (NOTES.md 2026-12-02, ninth session)
-gunzip -c tests/data/h200-gemm_bf16-1024.jsonl.gz >"$tmp/g1024.jsonl"
-grep -vF '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' \
-    results/nvidia-h200-sm90/gemm_bf16.jsonl >"$tmp/g-other.jsonl"
-"$bartune" replay gen/gemm_bf16.lua --records "$tmp/g1024.jsonl" --seeds 30 >"$tmp_out" 2>&1 ||
-    { echo "gemm_bf16 cold replay failed:"; cat "$tmp_out"; fail=1; }
-head -1 "$tmp_out" | grep -q "3804 candidates (3804 ok)" || { echo "gemm_bf16: not the recorded space"; cat "$tmp_out"; fail=1; }
-check "ils on gemm_bf16 at 1024^3, cold" 2 52 29
-"$bartune" replay gen/gemm_bf16.lua --records "$tmp/g1024.jsonl" --warm-from "$tmp/g-other.jsonl" --seeds 30 \
-    >"$tmp_out" 2>&1 || { echo "gemm_bf16 warm replay failed:"; cat "$tmp_out"; fail=1; }
-check "ils on gemm_bf16 at 1024^3 warm from the other size tuples" 2 60 29
-# gemm_bf16 at 2048^3, every variant measured on the H200 with 100 launches
-# each (23 within 2% of the best): ils cold 31; warm from the results' size
-# tuples but 2048^3's own (every layout at 2048^3 left out) 4 (NOTES.md
-# 2026-12-02, ninth session)
-gunzip -c tests/data/h200-gemm_bf16-2048.jsonl.gz >"$tmp/g2048.jsonl"
-grep -vF '"K":2048,"M":2048,"N":2048' results/nvidia-h200-sm90/gemm_bf16.jsonl >"$tmp/g-not2048.jsonl"
-"$bartune" replay gen/gemm_bf16.lua --records "$tmp/g2048.jsonl" --seeds 30 >"$tmp_out" 2>&1 ||
-    { echo "gemm_bf16 2048^3 cold replay failed:"; cat "$tmp_out"; fail=1; }
-check "ils on gemm_bf16 at 2048^3, cold" 2 38 29
-"$bartune" replay gen/gemm_bf16.lua --records "$tmp/g2048.jsonl" --warm-from "$tmp/g-not2048.jsonl" --seeds 30 \
-    >"$tmp_out" 2>&1 || { echo "gemm_bf16 2048^3 warm replay failed:"; cat "$tmp_out"; fail=1; }
-check "ils on gemm_bf16 at 2048^3 warm from other shapes" 2 15 29
+# gemm_bf16's complete landscapes (every one of its 3804 variants measured on
+# the H200), cold and warm from the results' other size tuples but those
+# EXCLUDE matches. gemm_landscape FILE EXCLUDE LABEL COLD_MAX WARM_MAX
+gemm_landscape() {
+    gunzip -c "tests/data/$1" >"$tmp/g.jsonl"
+    grep -vF "$2" results/nvidia-h200-sm90/gemm_bf16.jsonl >"$tmp/g-other.jsonl"
+    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --seeds 30 >"$tmp_out" 2>&1 ||
+        { echo "gemm_bf16 $3 cold replay failed:"; cat "$tmp_out"; fail=1; }
+    head -1 "$tmp_out" | grep -q "3804 candidates (3804 ok)" || { echo "gemm_bf16 $3: not the recorded space"; cat "$tmp_out"; fail=1; }
+    check "ils on gemm_bf16 at $3, cold" 2 "$4" 29
+    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --warm-from "$tmp/g-other.jsonl" --seeds 30 \
+        >"$tmp_out" 2>&1 || { echo "gemm_bf16 $3 warm replay failed:"; cat "$tmp_out"; fail=1; }
+    check "ils on gemm_bf16 at $3 warm from other size tuples" 2 "$5" 29
+}
+# 1024^3 with 200 launches a variant (a plateau: 5 within 2% of the best, 52
+# within 5%): ils cold 43, warm from every other size tuple 48, both in 30 of 30
+gemm_landscape h200-gemm_bf16-1024.jsonl.gz \
+    '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' 1024^3 52 60
+# 2048^3 with 100 launches (23 within 2%): ils cold 31; warm from the tuples of
+# other M, N, K (every layout at 2048^3 left out) 4 (NOTES.md 2026-12-02, ninth)
+gemm_landscape h200-gemm_bf16-2048.jsonl.gz '"K":2048,"M":2048,"N":2048' 2048^3 38 15
 [ $fail = 0 ] && echo "every strategy within its thresholds; one landscape per size tuple; warm starts pay and do not trap"
 exit $fail

@@ -295,7 +295,9 @@ int main(int argc, char **argv) {
     static const int SGEMM_K[] = {4096, 2048, 1024, 512, 4097, 256, 16384, 1, 2};
     static const int BF16_K[] = {4096, 8192, 2048, 1024, 256, 16384, 1, 2};
     const int *ks = is_bf16 ? BF16_K : SGEMM_K;
-    int n = is_bf16 ? 8 : 9, fail = 0;
+    int n = is_bf16 ? (int)(sizeof BF16_K / sizeof *BF16_K)
+                    : (int)(sizeof SGEMM_K / sizeof *SGEMM_K),
+        fail = 0;
     printf("%s: limits rms %g, max %g (from %s)\n", argv[1], rms, max, argv[2]);
     for (int w = 0; w < 2; w++)
         for (int i = 0; i < n; i++) {

@@ -170,8 +170,8 @@ end
 -- measured on the pipeline landscapes, 9 and 13 on the skeleton's, 43 and 31
 -- on gemm_bf16's; two 22, 28, 9, 14, 43, 33; NOTES.md 2026-12-02, ninth)
 local function neighbours_first(c)
-  local ns = by_promise(untried(space.near(c)))
-  for i = math.min(#ns, 1), 1, -1 do table.insert(queue, 1, ns[i]) end
+  local best = by_promise(untried(space.near(c)))[1]
+  if best then table.insert(queue, 1, best) end
 end
 
 function S.tell(c, result)
