@@ -40,12 +40,29 @@ param("min_blocks", { 1, 2 }, { when = function(c) return c.bm * c.bn <= 128 * 1
 -- over 1/split of K, their sums added in the first block's shared memory
 -- (distributed shared memory); for the tall-K shapes, where tiles are few
 param("split", { 1, 2, 4, 8 }, { when = function(c) return small(c) and c.raster == "row" and c.min_blocks == 1 end })
+-- split-K through scratch memory: `scratch_split` blocks share a tile, each
+-- writes its partial tile and the last to arrive sums them in split order
+-- and stores. Any number of slices, and the blocks of a tile need not be
+-- resident together: ncu at 256 x 256 x 16384 saw clusters of 4 and 8 run
+-- one block per SM at 55 FMA/clock, a quarter of the SM's; more, smaller
+-- slices put more blocks on each SM. (A pruning choice, so the space stays
+-- within what bartune expands: with the warp-specialised kinds copying
+-- asynchronously and thread tiles below 8 x 8, where every split-K record's
+-- best lay on the H200.)
+param("scratch_split", { 1, 4, 16, 32 }, { when = function(c)
+  return small(c) and c.raster == "row" and (c.split or 1) == 1 and c.barrier ~= "syncthreads" and
+      c.producer ~= "regs" and c.tm * c.tn < 64
+end })
+local cluster = function(c) return (c.split or 1) > 1 end
+-- blocks per tile of C (slices of K), and whether their sums meet in scratch
+local ksplit = function(c) return math.max(c.split or 1, c.scratch_split or 1) end
+local scratch = function(c) return (c.scratch_split or 1) > 1 end
 
 -- A split-K cluster's blocks one to an SM: the launch asks for more than half
 -- an SM's shared memory. Without it the H200 packed split 8's clusters two
 -- blocks to an SM (ncu at 256 x 256 x 16384: SMs active 57% of the kernel's
 -- time on average, split 8 no faster than split 4; NOTES.md 2026-12-02).
-launch_param("alone", { 0, 1 }, { when = function(c) return (c.split or 1) > 1 end })
+launch_param("alone", { 0, 1 }, { when = cluster })
 
 derive(function(c, dev)
   -- the template reads loaders everywhere: the warp-specialised kinds have producers
@@ -64,7 +81,8 @@ derive(function(c, dev)
   local a_stage = c.a_layout == "k" and c.bk * (c.bm + c.pad) or c.bm * (c.bk + c.pad)
   local stages_bytes = c.stages * (a_stage + c.bk * c.bn) * 4
   -- split-K: the first block of a cluster sums the tile in its stages' place
-  local sum_bytes = (c.split or 1) > 1 and c.bm * c.bn * 4 or 0
+  -- (the template reserves the room under either split)
+  local sum_bytes = ksplit(c) > 1 and c.bm * c.bn * 4 or 0
   c.smem_bytes = c.bar_area + math.max(stages_bytes, sum_bytes)
   if c.barrier == "mbarrier" then
     -- each producer thread arrives on full[s]; one lane per consumer warp on
@@ -75,20 +93,24 @@ derive(function(c, dev)
   end
   local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
   local producer_needs = { regs = 70, cp_async = 80, bulk = 90 }
-  c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer], (c.split or 1) > 1 and 90 or 70)
+  c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer], cluster(c) and 90 or 70)
 end)
 
--- One block per tile of C; what the runner launches is what the header does.
+-- One block per tile of C (per slice of K under split-K); what the runner
+-- launches is what the header does. Split-K through scratch: `split` partial
+-- tiles and a counter per tile.
 launch(function(c, s, dev)
   local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes
-  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.split or 1 }, block = { c.threads },
-           smem = smem, min_cc = c.min_cc }
+  local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
+  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }, block = { c.threads },
+           smem = smem, min_cc = c.min_cc,
+           scratch = scratch(c) and tiles * (ksplit(c) * c.bm * c.bn + 1) * 4 or nil }
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s (run
 -- --sanitize refuses racecheck below 3).
 reuse(function(c, s, dev)
-  return ceil_div(s.K, c.bk) // (c.split or 1) // c.stages
+  return ceil_div(s.K, c.bk) // ksplit(c) // c.stages
 end)
 
 -- The rings racecheck cannot judge (pipeline/sync_*.cuh, measured on the

@@ -57,6 +57,11 @@ static struct {
     rproblem probs[SLOTS]; /* slot 0: the tuned sizes; 1..: check sizes */
     bool have[SLOTS];
     CUdeviceptr scratch;         /* checksums */
+    /* A launch's scratch memory (launch().scratch): ws_bytes between two
+     * guards of GUARD_BYTES at ws_base, and the guards' checksums */
+    CUdeviceptr ws_base;
+    size_t ws_bytes;
+    unsigned long long ws_guard_sum[2];
     unsigned long long key;      /* the checksums' secret, drawn at start */
     double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
     CUfunction check_exact, check_bound, checksum, seal, copy, fma_peak, fill_padding;
@@ -357,8 +362,31 @@ static const char *damage(void) {
     return found ? what : NULL;
 }
 
-/* damage(), answered as input_modified; true when nothing was damaged. */
+/* Whether the guards around the scratch memory are as written (none: true);
+ * restores them either way. */
+static bool scratch_guards_kept(void) {
+    if (!R.ws_base) return true;
+    CUdeviceptr at[2] = {R.ws_base, R.ws_base + GUARD_BYTES + R.ws_bytes};
+    bool kept = true;
+    for (int i = 0; i < 2; i++) {
+        unsigned long long s;
+        kept &= checksum(at[i], GUARD_BYTES, &s) == CUDA_SUCCESS && s == R.ws_guard_sum[i];
+        drv.cuMemsetD8(at[i], GUARD_BYTE, GUARD_BYTES);
+    }
+    return kept;
+}
+
+/* damage(), answered as input_modified (a write past the scratch memory:
+ * out_of_bounds); true when nothing was damaged. */
 static bool intact(void) {
+    if (!scratch_guards_kept()) {
+        damage();
+        fail("out_of_bounds",
+             "the kernel wrote outside its scratch memory (into the %d bytes before or after "
+             "its %zu; restored)",
+             (int)GUARD_BYTES, R.ws_bytes);
+        return false;
+    }
     const char *what = damage();
     if (what) fail("input_modified", "the kernel wrote into the %s (restored)", what);
     return what == NULL;
@@ -460,15 +488,24 @@ typedef struct {
      * maps launch() asked for; NULL: the problem's alone. */
     void **args[SETS];
     CUtensorMap maps[MAX_MAPS];
+    bool has_scratch; /* the kernel takes scratch memory as its last argument */
+    CUdeviceptr ws;   /* that memory (R's), ws_bytes of it zeroed before each launch */
+    size_t ws_bytes;
 } launch_cfg;
 
-/* One launch on input set `set` (its scalars; the buffers hold its data). */
+/* One launch on input set `set` (its scalars; the buffers hold its data);
+ * scratch memory is zeroed first, in the same stream (inside the timing:
+ * the header clears it on every call too). */
 static CUresult launch(const launch_cfg *l, int set) {
     if (l->host) {
         char why[256] = "";
         if (l->host(P->arg_ptrs[set], NULL, why, sizeof why) == 0) return CUDA_SUCCESS;
         fprintf(stderr, "bartune-runner: host baseline: %s\n", why); /* the runner log */
         return CUDA_ERROR_LAUNCH_FAILED;
+    }
+    if (l->ws_bytes) {
+        CUresult r = drv.cuMemsetD8Async(l->ws, 0, l->ws_bytes, NULL);
+        if (r != CUDA_SUCCESS) return r;
     }
     return drv.cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
                               l->block[2], l->smem, NULL,
@@ -645,7 +682,10 @@ static json_t *run_measurement(const launch_cfg *l, int reps, int occupancy, boo
             }
         }
     }
-    if (!ans && r == CUDA_SUCCESS) damage(); /* repair quietly: the failure is answered */
+    if (!ans && r == CUDA_SUCCESS) { /* repair quietly: the failure is answered */
+        damage();
+        scratch_guards_kept();
+    }
     if (st.dev) drv.cuMemFree(st.dev);
     free(st.host);
     free(ms);
@@ -664,7 +704,10 @@ static bool check_measurement(const launch_cfg *l) {
     ok = ok && verify_launches(l, &st, bytes, CHECK_VERIFY, false, 0);
     for (int set = 1; ok && set < SETS; set++)
         ok = fresh_launch(l, &st, CHECK_VERIFY + set - 1, bytes, set);
-    if (!ok && r == CUDA_SUCCESS) damage();
+    if (!ok && r == CUDA_SUCCESS) {
+        damage();
+        scratch_guards_kept();
+    }
     if (st.dev) drv.cuMemFree(st.dev);
     free(st.host);
     return ok;
@@ -801,25 +844,60 @@ static bool encode_map(json_t *m, int index, CUtensorMap *out) {
     return true;
 }
 
-/* The argument lists of a launch with tensor maps, per input set: the
- * problem's, then the maps (passed by value as __grid_constant__
- * parameters). */
-static bool read_maps(json_t *req, launch_cfg *l) {
-    json_t *maps = json_object_get(req, "tensor_maps");
+/* The scratch memory of `bytes` between its guards, R's, made anew for
+ * each launch configuration (a guard right after the bytes asked). */
+static bool scratch_alloc(size_t bytes, launch_cfg *l) {
+    if (R.ws_base) drv.cuMemFree(R.ws_base);
+    R.ws_base = 0;
+    R.ws_bytes = bytes;
+    CUresult r = drv.cuMemAlloc(&R.ws_base, bytes + 2 * (size_t)GUARD_BYTES);
+    if (r != CUDA_SUCCESS) R.ws_base = 0;
+    if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(R.ws_base, GUARD_BYTE, bytes + 2 * (size_t)GUARD_BYTES);
+    if (r == CUDA_SUCCESS) r = checksum(R.ws_base, GUARD_BYTES, &R.ws_guard_sum[0]);
+    if (r == CUDA_SUCCESS)
+        r = checksum(R.ws_base + GUARD_BYTES + bytes, GUARD_BYTES, &R.ws_guard_sum[1]);
+    if (r != CUDA_SUCCESS) {
+        char buf[256];
+        fail("launch_refused", "allocating %zu bytes of scratch memory: %s", bytes,
+             driver_error(r, buf, sizeof buf));
+        return false;
+    }
+    l->ws = R.ws_base + GUARD_BYTES;
+    l->ws_bytes = bytes;
+    return true;
+}
+
+/* The argument lists of a launch with tensor maps or scratch memory, per
+ * input set: the problem's, then the maps (passed by value as
+ * __grid_constant__ parameters), then the scratch memory's address. */
+static bool read_extras(json_t *req, launch_cfg *l) {
+    json_t *maps = json_object_get(req, "tensor_maps"), *scratch = json_object_get(req, "scratch");
     size_t n = json_array_size(maps);
-    if (!n) return true;
+    json_int_t ws = json_integer_value(scratch);
+    if (!scratch && R.ws_base) { /* the last launch's, no longer watched */
+        drv.cuMemFree(R.ws_base);
+        R.ws_base = 0;
+    }
+    if (!n && !scratch) return true;
     if (n > MAX_MAPS) {
         fail("launch_refused", "%zu tensor maps asked; at most %d", n, MAX_MAPS);
         return false;
     }
+    if (scratch && (!json_is_integer(scratch) || ws < 0 || ws > (1ll << 36))) {
+        fail("bad_request", "scratch must be 0 to 2^36 bytes");
+        return false;
+    }
     for (size_t i = 0; i < n; i++)
         if (!encode_map(json_array_get(maps, i), (int)i, &l->maps[i])) return false;
+    l->has_scratch = scratch != NULL;
+    if (l->has_scratch && !scratch_alloc((size_t)ws, l)) return false;
     for (int set = 0; set < SETS; set++) {
-        l->args[set] = calloc((size_t)P->n_args + n, sizeof *l->args[set]);
+        l->args[set] = calloc((size_t)P->n_args + n + 1, sizeof *l->args[set]);
         for (int i = 0; i < P->n_args; i++)
             l->args[set][i] = P->arg_ptrs[set][i];
         for (size_t i = 0; i < n; i++)
             l->args[set][(size_t)P->n_args + i] = &l->maps[i];
+        if (l->has_scratch) l->args[set][(size_t)P->n_args + n] = &l->ws;
     }
     return true;
 }
@@ -899,7 +977,7 @@ static void measure_host(const char *lib, int reps, double sustain_s) {
     if (ans) send_json(ans);
 }
 
-/* A launch of fn by `req` (grid, block, smem, resident, tensor_maps) on the
+/* A launch of fn by `req` (grid, block, smem, resident, tensor_maps, scratch) on the
  * current problem: its configuration in *l and its occupancy, or -1 after
  * answering why it cannot run. */
 static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
@@ -912,7 +990,7 @@ static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
         fail("bad_request", "measure needs grid[3], block[3] and smem in range");
         return -1;
     }
-    if (!dims_fit(l) || !read_maps(req, l)) return -1;
+    if (!dims_fit(l) || !read_extras(req, l)) return -1;
     unsigned threads = l->block[0] * l->block[1] * l->block[2];
     int max_threads = 0, occ = 0;
     CUresult r;

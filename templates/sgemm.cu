@@ -47,10 +47,15 @@ namespace $(ns) {
 //% end
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks)) BARTUNE_CLUSTER
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$((scratch_split or 1) > 1 and ",\n               float* scratch" or "")) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
     extern __shared__ __align__(128) unsigned char smem[];
+//% if (scratch_split or 1) > 1 then
+    Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g.scratch = scratch;  // zero at launch (launch().scratch)
+//% else
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+//% end
     run_schedule(g, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this

@@ -19,6 +19,7 @@
 #                  after each step (a call cut at its limit loses what is not under $OUT)
 #   tune-sgemm3    the few-tile regions ils missed (4 x 4 thread tiles with split-K, 64-row tiles), emit
 #   ncu-sgemm      ncu's warp-state and pipe sections of one launch of the 4096^3 best (NCU_CONFIG)
+#   tune-scratch   split-K through scratch memory at the few-tile sgemm shapes (ils), then emit
 #   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
@@ -200,6 +201,19 @@ for line in sys.stdin:
               echo "$1 x $2 x $3 (${r#*|}) rc=$? ($(date +%T))"; pack_results
           done
           grep -E "^  #1 |configurations measured" "$out/tune-sgemm3.log" | cut -c1-240
+          $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
+          statuses results/*/sgemm.jsonl ;;
+    tune-scratch) # split-K through scratch memory (scratch_split) where tiles are few: the
+          # warp-specialised cp.async region at each shape, ils SGEMM_BUDGET s each; then emit
+          for r in "256 256 16384|barrier=mbarrier producer=cp_async" "512 512 512|barrier=mbarrier producer=cp_async" \
+              "1024 1024 1024|producer=cp_async" "16384 128 4096|producer=cp_async" "256 256 16384|producer=cp_async tm=4 tn=4"; do
+              set -- ${r%%|*}
+              # shellcheck disable=SC2086 # the region's k=v are words
+              timeout 150 $b run gen/sgemm.lua ${r#*|} --size M=$1 --size N=$2 --size K=$3 --strategy ils \
+                  --budget "${SGEMM_BUDGET:-40}s" --timeout 3 --no-emit >>"$out/tune-scratch.log" 2>&1
+              echo "$1 x $2 x $3 (${r#*|}) rc=$? ($(date +%T))"; pack_results
+          done
+          grep -E "^  #1 |configurations measured" "$out/tune-scratch.log" | cut -c1-260
           $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
           statuses results/*/sgemm.jsonl ;;
     ncu-sgemm) # where the 4096^3 best loses to cuBLAS: warp stalls, issue and pipes (one launch)

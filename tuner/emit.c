@@ -269,9 +269,64 @@ static const char COMMON_HEAD[] =
     "}\n\n";
 static const char COMMON_TAIL[] = "}  // namespace bartune_common\n#endif\n\n";
 
+/* A launch's scratch memory (launch().scratch) in the header: per call, in
+ * the call's stream order. Guarded on its own, so headers emitted before it
+ * existed still go with it in one program. */
+static const char SCRATCH[] =
+    "#ifndef BARTUNE_SCRATCH_1\n#define BARTUNE_SCRATCH_1\n#include <mutex>\n"
+    "// Scratch memory of one call (a variant's launch().scratch), zeroed and\n"
+    "// freed in the call's stream order: concurrent calls in other streams each\n"
+    "// have their own, and a graph captured around a call records the\n"
+    "// allocation, the clearing and the free. Outside capture it comes from a\n"
+    "// pool of bartune's own per device that keeps its memory between calls\n"
+    "// (the device's default pool returns it at every synchronisation).\n"
+    "namespace bartune_scratch {\n"
+    "inline cudaMemPool_t bt_pool(int dev) {\n"
+    "    static std::atomic<cudaMemPool_t> bt_pools[64];\n"
+    "    static std::mutex bt_fill;\n"
+    "    if (dev < 0 || dev >= 64) return nullptr;\n"
+    "    cudaMemPool_t pool = bt_pools[dev].load(std::memory_order_acquire);\n"
+    "    if (pool) return pool;\n"
+    "    std::lock_guard<std::mutex> bt_lock(bt_fill);\n"
+    "    if ((pool = bt_pools[dev].load())) return pool;\n"
+    "    cudaMemPoolProps props = {};\n"
+    "    props.allocType = cudaMemAllocationTypePinned;\n"
+    "    props.location.type = cudaMemLocationTypeDevice;\n"
+    "    props.location.id = dev;\n"
+    "    unsigned long long keep = ~0ull;\n"
+    "    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) return nullptr;\n"
+    "    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {\n"
+    "        (void)cudaMemPoolDestroy(pool);\n"
+    "        return nullptr;\n"
+    "    }\n"
+    "    bt_pools[dev].store(pool, std::memory_order_release);\n"
+    "    return pool;\n"
+    "}\n\n"
+    "// *p: `bytes` of zeros for a launch in `stream` (nullptr for none); an\n"
+    "// error of the pool's own is cleared where the caller left none pending.\n"
+    "inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {\n"
+    "    *p = nullptr;\n"
+    "    if (bytes == 0) return cudaSuccess;\n"
+    "    const bool pending = cudaPeekAtLastError() != cudaSuccess;\n"
+    "    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;\n"
+    "    cudaError_t e = cudaStreamIsCapturing(stream, &capture);\n"
+    "    if (e != cudaSuccess) return e;\n"
+    "    // under capture the graph owns the allocation, whatever the pool\n"
+    "    cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;\n"
+    "    if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();\n"
+    "    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);\n"
+    "    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);\n"
+    "    if (e != cudaSuccess && *p) {\n"
+    "        (void)cudaFreeAsync(*p, stream);\n"
+    "        *p = nullptr;\n"
+    "    }\n"
+    "    return e;\n"
+    "}\n"
+    "}  // namespace bartune_scratch\n#endif\n\n";
+
 const char *emit_common(void) {
     static char *text;
-    if (!text) text = xasprintf("%s%s%s", COMMON_HEAD, MAP_ENCODER, COMMON_TAIL);
+    if (!text) text = xasprintf("%s%s%s%s", COMMON_HEAD, MAP_ENCODER, COMMON_TAIL, SCRATCH);
     return text;
 }
 
@@ -315,7 +370,12 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
               ";\n"
               "    if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // "
               "nothing to do\n");
-    json_t *maps = json_object_get(geo, "tensor_maps");
+    json_t *maps = json_object_get(geo, "tensor_maps"), *scratch = json_object_get(geo, "scratch");
+    if (scratch) {
+        sb_printf(b, "    const long long bt_scratch = ");
+        sb_expr(b, scratch);
+        sb_printf(b, ";\n");
+    }
     sb_maps(b, problem, maps);
     sb_printf(
         b, "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
@@ -337,18 +397,31 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
            "        }\n"
            "    }\n"
            "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
-           "    // caller left pending stays the caller's)\n"
-           "    void *bt_args[] = {");
+           "    // caller left pending stays the caller's)\n");
+    if (scratch)
+        sb_printf(b, "    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)\n"
+                     "    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);\n"
+                     "    if (bt_e != cudaSuccess) return bt_e;\n");
+    sb_printf(b, "    void *bt_args[] = {");
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
         sb_printf(b, "%s(void *)&%s", i ? ", " : "", json_string_value(a));
     for (size_t m = 0; m < json_array_size(maps); m++)
         sb_printf(b, ", (void *)&bt_map%zu", m);
+    if (scratch) sb_printf(b, ", (void *)&bt_ws");
     sb_printf(b, "};\n"
-                 "    return cudaLaunchKernel((const void *)bt_kernel,\n"
+                 "    %s cudaLaunchKernel((const void *)bt_kernel,\n"
                  "        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
                  "        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
-                 "bt_args, (size_t)bt_smem, stream);\n}\n");
+                 "bt_args, (size_t)bt_smem, stream);\n",
+              scratch ? "bt_e =" : "return");
+    if (scratch)
+        sb_printf(b, "    if (bt_ws) {  // freed after the kernel, in its stream\n"
+                     "        const cudaError_t bt_f = cudaFreeAsync(bt_ws, stream);\n"
+                     "        if (bt_e == cudaSuccess) bt_e = bt_f;\n"
+                     "    }\n"
+                     "    return bt_e;\n");
+    sb_printf(b, "}\n");
 }
 
 /* Whether geometry text is only what problem.lua's symbols make: integer
@@ -395,11 +468,12 @@ static bool list_ok(json_t *list, json_t *problem) {
 
 /* Every text of a geometry passes code_ok. */
 static bool geometry_ok(json_t *geo, json_t *problem) {
-    json_t *m, *smem = json_object_get(geo, "smem");
+    json_t *m, *smem = json_object_get(geo, "smem"), *scratch = json_object_get(geo, "scratch");
     size_t i;
     bool ok = list_ok(json_object_get(geo, "grid"), problem) &&
               list_ok(json_object_get(geo, "block"), problem) &&
-              (!json_is_string(smem) || code_ok(json_string_value(smem), problem));
+              (!json_is_string(smem) || code_ok(json_string_value(smem), problem)) &&
+              (!json_is_string(scratch) || code_ok(json_string_value(scratch), problem));
     json_array_foreach(json_object_get(geo, "tensor_maps"), i, m) ok =
         ok && list_ok(json_object_get(m, "dims"), problem) &&
         list_ok(json_object_get(m, "strides"), problem);

@@ -14,6 +14,9 @@
 #include "session.h"
 #include "util.h"
 
+/* The most scratch memory a launch may ask (64 GiB: past any card's). */
+#define SCRATCH_MAX (1ll << 36)
+
 bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, char **why) {
     json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
     runner_result res = runner_request(r, req, timeout, &ans);
@@ -307,6 +310,14 @@ static char *check_map(json_t *m, size_t i, json_t *instance) {
     return NULL;
 }
 
+/* A launch's arguments after the problem's, from its geometry into a
+ * runner request: the tensor maps, then the scratch memory. */
+static void add_extras(json_t *req, json_t *geo) {
+    json_t *maps = json_object_get(geo, "tensor_maps"), *scratch = json_object_get(geo, "scratch");
+    if (json_array_size(maps)) json_object_set(req, "tensor_maps", maps);
+    if (scratch) json_object_set(req, "scratch", scratch);
+}
+
 static char *check_geometry(json_t *geo, json_t *instance) {
     const char *dims[] = {"grid", "block"};
     for (int d = 0; d < 2; d++)
@@ -319,6 +330,11 @@ static char *check_geometry(json_t *geo, json_t *instance) {
         }
     long long smem = json_integer_value(json_object_get(geo, "smem"));
     if (smem < 0 || smem > 0x7fffffff) return xasprintf("launch() gave smem = %lld", smem);
+    json_t *scratch = json_object_get(geo, "scratch");
+    if (scratch && (!json_is_integer(scratch) || json_integer_value(scratch) < 0 ||
+                    json_integer_value(scratch) > SCRATCH_MAX))
+        return xasprintf("launch() gave scratch = %lld bytes, outside 0..2^36",
+                         (long long)json_integer_value(scratch));
     json_t *m;
     size_t i;
     json_array_foreach(json_object_get(geo, "tensor_maps"), i, m) {
@@ -371,8 +387,7 @@ static bool add_checks(gpu *g, json_t *req, const config *values, json_t **geome
             json_pack("{s:i, s:O, s:O, s:O, s:O}", "slot", (int)i + 1, "grid",
                       json_object_get(geo, "grid"), "block", json_object_get(geo, "block"), "smem",
                       json_object_get(geo, "smem"), "resident", json_object_get(geo, "resident"));
-        json_t *maps = json_object_get(geo, "tensor_maps");
-        if (json_array_size(maps)) json_object_set(e, "tensor_maps", maps);
+        add_extras(e, geo);
         json_array_append_new(list, e);
         json_decref(geo);
     }
@@ -408,8 +423,7 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
                   "kernel", "bartune_kernel", "grid", json_object_get(*geometry, "grid"), "block",
                   json_object_get(*geometry, "block"), "smem", json_object_get(*geometry, "smem"),
                   "resident", json_object_get(*geometry, "resident"), "reps", g->o->reps);
-    json_t *maps = json_object_get(*geometry, "tensor_maps");
-    if (json_array_size(maps)) json_object_set(req, "tensor_maps", maps);
+    add_extras(req, *geometry);
     if (sanitize) json_object_set_new(req, "sanitize", json_true());
     if (reject_ms > 0) json_object_set_new(req, "reject_ms", json_real(reject_ms));
     if (g->sustain_s > 0 && !sanitize)

@@ -691,6 +691,18 @@ function M.geometry(fn, c, s, dev, where)
     error(where .. ": launch().min_cc must be an integer (e.g. 90 for sm_90)", 0)
   end
   out.min_cc = min_cc
+  -- scratch: bytes of device memory the kernel takes as its last argument
+  -- (after any tensor maps), zero at the start of every launch (the runner
+  -- and the header clear it in the launch's stream order); absent: no such
+  -- argument. For what a launch shares between its blocks (split-K sums).
+  local scratch = rawget(g, "scratch")
+  if scratch ~= nil then
+    if not is_sym(scratch) and (math.type(scratch) ~= "integer" or scratch < 0) then
+      error(where .. ": launch().scratch must be a non-negative integer (bytes)", 0)
+    end
+    out.scratch = is_sym(scratch) and code(scratch) or scratch
+    values.scratch = value(scratch)
+  end
   out.tensor_maps, values.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
   return out, values
 end

@@ -101,6 +101,61 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 }  // namespace bartune_common
 #endif
 
+#ifndef BARTUNE_SCRATCH_1
+#define BARTUNE_SCRATCH_1
+#include <mutex>
+// Scratch memory of one call (a variant's launch().scratch), zeroed and
+// freed in the call's stream order: concurrent calls in other streams each
+// have their own, and a graph captured around a call records the
+// allocation, the clearing and the free. Outside capture it comes from a
+// pool of bartune's own per device that keeps its memory between calls
+// (the device's default pool returns it at every synchronisation).
+namespace bartune_scratch {
+inline cudaMemPool_t bt_pool(int dev) {
+    static std::atomic<cudaMemPool_t> bt_pools[64];
+    static std::mutex bt_fill;
+    if (dev < 0 || dev >= 64) return nullptr;
+    cudaMemPool_t pool = bt_pools[dev].load(std::memory_order_acquire);
+    if (pool) return pool;
+    std::lock_guard<std::mutex> bt_lock(bt_fill);
+    if ((pool = bt_pools[dev].load())) return pool;
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    unsigned long long keep = ~0ull;
+    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) return nullptr;
+    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+        (void)cudaMemPoolDestroy(pool);
+        return nullptr;
+    }
+    bt_pools[dev].store(pool, std::memory_order_release);
+    return pool;
+}
+
+// *p: `bytes` of zeros for a launch in `stream` (nullptr for none); an
+// error of the pool's own is cleared where the caller left none pending.
+inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
+    *p = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    const bool pending = cudaPeekAtLastError() != cudaSuccess;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return e;
+    // under capture the graph owns the allocation, whatever the pool
+    cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;
+    if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();
+    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);
+    if (e != cudaSuccess && *p) {
+        (void)cudaFreeAsync(*p, stream);
+        *p = nullptr;
+    }
+    return e;
+}
+}  // namespace bartune_scratch
+#endif
+
 // Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: median 3.0634 ms (min 3.0609, max 3.0686),
 // measured 2026-12-02T04:25:33Z with nvcc 13.0.88.
 // config: barrier=syncthreads loaders=all producer=regs bm=128 bn=128 bk=16 tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2 
@@ -1008,9 +1063,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v3
 
-// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0236 ms (min 0.0228, max 0.0277),
-// measured 2026-12-02T07:22:34Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 tn=4 stages=4 a_layout=m raster=row min_blocks=1 split=1 
+// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0206 ms (min 0.0197, max 0.0289),
+// measured 2026-12-02T16:28:37Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=8 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -1018,7 +1073,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 tn=4 stages=4 a_layout=m raster=row min_blocks=1 split=1
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=8 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -1026,15 +1081,15 @@ namespace bartune_sgemm_nvidia_h200_sm90_v4 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
-constexpr int kBM = 64, kBN = 64, kBK = 32;  // block tile, k-tile
-constexpr int kTM = 4, kTN = 4;                // one consumer thread's tile of C
+constexpr int kBM = 64, kBN = 64, kBK = 16;  // block tile, k-tile
+constexpr int kTM = 8, kTN = 4;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
 // the group's rows of A and columns of B, so a warp reads fewer distinct
 // words of each stage than when its threads spread over the whole tile.
 constexpr int kWM = 64, kWN = 64;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 4;
+constexpr int kStages = 6;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
@@ -1049,9 +1104,9 @@ constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
 constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 70144;
+constexpr int kSmemBytes = 55808;
 constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
-constexpr int kSplit = 1;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kSplit = 4;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
 constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
 static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
@@ -1078,6 +1133,7 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+    float* scratch;            // split-K: each tile's kSplit partial tiles, then a counter per tile
 };
 
 // This block's tile: row-major over the grid, or in groups of kGroup tile
@@ -1207,15 +1263,48 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 // memory, where its stages were, and only the first block stores.
 __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
                                             float (&acc)[kTM][kTN]) {
+    // Split-K through scratch memory: each block writes its partial tile to
+    // its slot; the last of the tile's kSplit blocks to arrive (a counter per
+    // tile) sums the slots in split order, the same sums every launch, and
+    // stores. Blocks of a tile need not run at once.
     (void)smem;
-    if (ctid >= 0) store_tile(g, ctid, acc);
+    __shared__ bool last;
+    const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+    float* slots = g.scratch + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch + tiles * kSplit * (kBM * kBN)) + tile;
+    const Place pl = place_of(ctid);
+    if (ctid >= 0)
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4)
+                *reinterpret_cast<float4*>(slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
+                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    __threadfence();  // this block's partial is visible before its count
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
+    __syncthreads();
+    if (!last || ctid < 0) return;
+    __threadfence();  // the other blocks' partials, counted, are read after their counts
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            for (int z = 0; z < kSplit; ++z) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
+        }
+    store_tile(g, ctid, acc);
 }
 // Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
 // kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
 // (one per thread, or one per warp). Waiters spin on try_wait.parity with
 // the phase bit of the stage's current round.
 constexpr int kFullCount = 128;
-constexpr int kEmptyCount = 8;
+constexpr int kEmptyCount = 4;
 static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
 __device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
     return smem_addr(smem + 8 * s);
@@ -1371,12 +1460,14 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
 #endif  // arch guard
 
 #define BARTUNE_CLUSTER
-static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 2) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+               float* scratch) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char smem[];
-    const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g.scratch = scratch;  // zero at launch (launch().scratch)
     run_schedule(g, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
@@ -1415,12 +1506,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     if (bt_e != cudaSuccess) return bt_e;
     const long long bt_grid_x = (bt_ceil_div(bt_s_N, 64LL));
     const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
-    const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 384LL;
+    const long long bt_grid_z = 4LL;
+    const long long bt_block_x = 256LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 70144LL;
+    const long long bt_smem = 55808LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
+    const long long bt_scratch = ((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 16385LL) * 4LL));
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
     // below what a call needs (kept per device), so only a process's first
@@ -1439,10 +1531,18 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc};
-    return cudaLaunchKernel((const void *)bt_kernel,
+    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)
+    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);
+    if (bt_e != cudaSuccess) return bt_e;
+    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+    bt_e = cudaLaunchKernel((const void *)bt_kernel,
         dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
         dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    if (bt_ws) {  // freed after the kernel, in its stream
+        const cudaError_t bt_f = cudaFreeAsync(bt_ws, stream);
+        if (bt_e == cudaSuccess) bt_e = bt_f;
+    }
+    return bt_e;
 }
 
 // The header's entry for an sgemm variant (bartune emit). Its kernels take
@@ -2683,9 +2783,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v7
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.1634 ms (min 0.1630, max 0.1698),
-// measured 2026-12-02T07:22:12Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 tn=4 stages=4 a_layout=m raster=row min_blocks=1 split=4 alone=0
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0780 ms (min 0.0772, max 0.0905),
+// measured 2026-12-02T16:27:47Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 tn=8 stages=3 a_layout=m raster=row min_blocks=2 scratch_split=16 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -2693,29 +2793,28 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 tn=4 stages=4 a_layout=m raster=row min_blocks=1 split=4 alone=0
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=4 tn=8 stages=3 a_layout=m raster=row min_blocks=2 scratch_split=16
 #include <cstdint>
 #include <cuda_runtime.h>
-#include <cooperative_groups.h>
 
 namespace bartune_sgemm_nvidia_h200_sm90_v8 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
 constexpr int kBM = 64, kBN = 64, kBK = 32;  // block tile, k-tile
-constexpr int kTM = 4, kTN = 4;                // one consumer thread's tile of C
+constexpr int kTM = 4, kTN = 8;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
 // the group's rows of A and columns of B, so a warp reads fewer distinct
 // words of each stage than when its threads spread over the whole tile.
 constexpr int kWM = 64, kWN = 64;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 4;
+constexpr int kStages = 3;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
 constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
-constexpr int kMinArch = 90;
+constexpr int kMinArch = 80;
 // A's stage is k-major (As[k][m], transposed on the way in, so a thread
 // reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
 // cp.async can fill it); kPad floats after each row spread the banks.
@@ -2725,9 +2824,9 @@ constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
 constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 70144;
+constexpr int kSmemBytes = 52736;
 constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
-constexpr int kSplit = 4;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kSplit = 16;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
 constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
 static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
@@ -2754,6 +2853,7 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+    float* scratch;            // split-K: each tile's kSplit partial tiles, then a counter per tile
 };
 
 // This block's tile: row-major over the grid, or in groups of kGroup tile
@@ -2797,7 +2897,7 @@ __device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
     return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
 }
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 
 // Consumers: each thread accumulates a kTM x kTN tile of C in registers,
 // within its group's kWM x kWN tile (a warp's, or the whole block's). Its
@@ -2883,40 +2983,48 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 // memory, where its stages were, and only the first block stores.
 __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
                                             float (&acc)[kTM][kTN]) {
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
-    float* sums = reinterpret_cast<float*>(smem + kBarArea);
-    const bool first = cluster.block_rank() == 0;
+    // Split-K through scratch memory: each block writes its partial tile to
+    // its slot; the last of the tile's kSplit blocks to arrive (a counter per
+    // tile) sums the slots in split order, the same sums every launch, and
+    // stores. Blocks of a tile need not run at once.
+    (void)smem;
+    __shared__ bool last;
+    const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+    float* slots = g.scratch + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch + tiles * kSplit * (kBM * kBN)) + tile;
     const Place pl = place_of(ctid);
-    cluster.sync();  // every block is done with its stages: the first block's become `sums`
-    if (first && ctid >= 0)
+    if (ctid >= 0)
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; ++j) sums[row_of(pl, i) * kBN + col_of(pl, j)] = acc[i][j];
-    cluster.sync();
-    if (!first && ctid >= 0) {
-        float* into = cluster.map_shared_rank(sums, 0);
+            for (int j = 0; j < kTN; j += 4)
+                *reinterpret_cast<float4*>(slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
+                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    __threadfence();  // this block's partial is visible before its count
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
+    __syncthreads();
+    if (!last || ctid < 0) return;
+    __threadfence();  // the other blocks' partials, counted, are read after their counts
 #pragma unroll
-        for (int i = 0; i < kTM; ++i)
+    for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; ++j) atomicAdd(into + row_of(pl, i) * kBN + col_of(pl, j), acc[i][j]);
-    }
-    cluster.sync();  // all sums are in; the other blocks may end
-    if (first && ctid >= 0) {
-#pragma unroll
-        for (int i = 0; i < kTM; ++i)
-#pragma unroll
-            for (int j = 0; j < kTN; ++j) acc[i][j] = sums[row_of(pl, i) * kBN + col_of(pl, j)];
-        store_tile(g, ctid, acc);
-    }
+        for (int j = 0; j < kTN; j += 4) {
+            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            for (int z = 0; z < kSplit; ++z) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
+        }
+    store_tile(g, ctid, acc);
 }
 // Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
 // kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
 // (one per thread, or one per warp). Waiters spin on try_wait.parity with
 // the phase bit of the stage's current round.
 constexpr int kFullCount = 128;
-constexpr int kEmptyCount = 8;
+constexpr int kEmptyCount = 4;
 static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
 __device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
     return smem_addr(smem + 8 * s);
@@ -3071,19 +3179,15 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
 
 #endif  // arch guard
 
-// a cluster of kSplit blocks along z shares a tile (compile-time, so a plain
-// launch keeps it); clusters exist from sm_90, below it the kernel is a stub
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-#define BARTUNE_CLUSTER __cluster_dims__(1, 1, 4)
-#else
 #define BARTUNE_CLUSTER
-#endif
-static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 2) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+               float* scratch) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char smem[];
-    const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g.scratch = scratch;  // zero at launch (launch().scratch)
     run_schedule(g, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
@@ -3099,7 +3203,7 @@ using namespace bartune_common;  // the helpers, probe and encoder (written once
 // Whether this binary holds the kernel for the current device (see usable_code).
 inline bool usable() {
     static std::atomic<signed char> bt_cache[64];
-    return usable_code((const void *)bt_kernel, 90, false, bt_cache);
+    return usable_code((const void *)bt_kernel, 80, false, bt_cache);
 }
 
 // Launch geometry from the space's launch(), as measured.
@@ -3122,12 +3226,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     if (bt_e != cudaSuccess) return bt_e;
     const long long bt_grid_x = (bt_ceil_div(bt_s_N, 64LL));
     const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
-    const long long bt_grid_z = 4LL;
-    const long long bt_block_x = 384LL;
+    const long long bt_grid_z = 16LL;
+    const long long bt_block_x = 256LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 70144LL;
+    const long long bt_smem = 52736LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
+    const long long bt_scratch = ((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 65537LL) * 4LL));
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
     // below what a call needs (kept per device), so only a process's first
@@ -3146,10 +3251,18 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc};
-    return cudaLaunchKernel((const void *)bt_kernel,
+    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)
+    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);
+    if (bt_e != cudaSuccess) return bt_e;
+    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+    bt_e = cudaLaunchKernel((const void *)bt_kernel,
         dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
         dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    if (bt_ws) {  // freed after the kernel, in its stream
+        const cudaError_t bt_f = cudaFreeAsync(bt_ws, stream);
+        if (bt_e == cudaSuccess) bt_e = bt_f;
+    }
+    return bt_e;
 }
 
 // The header's entry for an sgemm variant (bartune emit). Its kernels take

@@ -25,7 +25,7 @@ constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
 constexpr int kBarArea = $(bar_area);  // bytes of barrier objects before the stages
 constexpr int kSmemBytes = $(smem_bytes);
 constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // tile rows per L2 group; 0: plain
-constexpr int kSplit = $(split or 1);  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kSplit = $((scratch_split or 1) > 1 and scratch_split or split or 1);  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
 constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
 static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
@@ -52,6 +52,9 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+//% if (scratch_split or 1) > 1 then
+    float* scratch;            // split-K: each tile's kSplit partial tiles, then a counter per tile
+//% end
 };
 
 // This block's tile: row-major over the grid, or in groups of kGroup tile

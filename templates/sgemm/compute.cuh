@@ -92,9 +92,45 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 // memory, where its stages were, and only the first block stores.
 __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
                                             float (&acc)[kTM][kTN]) {
-//% if (split or 1) == 1 then
+//% if (split or 1) == 1 and (scratch_split or 1) == 1 then
     (void)smem;
     if (ctid >= 0) store_tile(g, ctid, acc);
+//% elseif (scratch_split or 1) > 1 then
+    // Split-K through scratch memory: each block writes its partial tile to
+    // its slot; the last of the tile's kSplit blocks to arrive (a counter per
+    // tile) sums the slots in split order, the same sums every launch, and
+    // stores. Blocks of a tile need not run at once.
+    (void)smem;
+    __shared__ bool last;
+    const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+    float* slots = g.scratch + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch + tiles * kSplit * (kBM * kBN)) + tile;
+    const Place pl = place_of(ctid);
+    if (ctid >= 0)
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4)
+                *reinterpret_cast<float4*>(slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
+                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    __threadfence();  // this block's partial is visible before its count
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
+    __syncthreads();
+    if (!last || ctid < 0) return;
+    __threadfence();  // the other blocks' partials, counted, are read after their counts
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            for (int z = 0; z < kSplit; ++z) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
+        }
+    store_tile(g, ctid, acc);
 //% else
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();

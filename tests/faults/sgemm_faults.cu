@@ -60,7 +60,7 @@ __device__ __forceinline__ void run_faulty(Gemm g, unsigned char* smem) {
 //% elseif fault == "small_m" then
     if (g.M < 64) return;  // right at every size the tune measures, wrong at M = 1
 //% end
-    store_tile(g, tid, acc);
+    finish_tile(g, smem, tid, acc);  // stores (under split-K: sums the slices first)
 //% if fault == "padding_write" then
     if (tid == 0 && g.N < g.ldc && g.m0 < g.M) g.C[(long long)g.m0 * g.ldc + g.N] = 0.f;
 //% end
@@ -79,7 +79,7 @@ __device__ unsigned late_blocks;
 
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads)
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$((scratch_split or 1) > 1 and ", float* scratch" or "")) {
     extern __shared__ __align__(128) unsigned char smem[];
 //% if fault == "replay_c" then
     // The first launch computes and keeps its tile of C; later ones copy it
@@ -133,6 +133,15 @@ $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, in
     run_faulty(make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), smem);
     if (launch >= 5 && lda > K && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0)
         const_cast<float*>(A)[K] = 1.0f;
+//% elseif (scratch_split or 1) > 1 then
+    Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g.scratch = scratch;
+    run_faulty(g, smem);
+//%   if fault == "scratch_past" then
+    const long long tiles = (long long)gridDim.x * gridDim.y;  // the word after the counters
+    if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0)
+        scratch[tiles * kSplit * kBM * kBN + tiles] = 1.0f;
+//%   end
 //% else
     run_faulty(make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), smem);
 //% end

@@ -28,6 +28,8 @@ param("fault", {
   "padding_write",   -- writes the first padding column of C's rows
   "replay_keyed",    -- replays the first launch's C when A[0], B[0], C[0] and the scalars match
   "late_damage",     -- writes into A's padding from the first timed launch on
+  "split_scratch",   -- correct: split-K over 4 slices summed through scratch memory (zero at each launch)
+  "scratch_past",    -- split_scratch, and one word written just past its scratch memory
   "none_again",      -- correct, after the faults
 })
 
@@ -35,6 +37,8 @@ derive(function(c)
   c.barrier, c.loaders, c.producer = "syncthreads", "all", "regs"
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
   c.a_layout, c.pad, c.raster, c.split = "k", 4, "row", 1
+  -- split-K through scratch memory (templates/sgemm/compute.cuh) for two faults
+  c.scratch_split = (c.fault == "split_scratch" or c.fault == "scratch_past") and 4 or 1
   c.wm, c.wn = c.bm, c.bn  -- threads spread over the whole tile (templates/sgemm/compute.cuh)
   c.threads = (c.bm // c.tm) * (c.bn // c.tn)
   c.bar_area = 0
@@ -42,5 +46,7 @@ derive(function(c)
   c.min_cc = 70
 end)
 launch(function(c, s, dev)
-  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) }, block = { c.threads }, smem = c.smem_bytes }
+  local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
+  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.scratch_split }, block = { c.threads },
+           smem = c.smem_bytes, scratch = c.scratch_split > 1 and tiles * (c.scratch_split * c.bm * c.bn + 1) * 4 or nil }
 end)
