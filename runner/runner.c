@@ -56,7 +56,7 @@ static struct {
     int sms, devices;
     rproblem probs[SLOTS]; /* slot 0: the tuned sizes; 1..: check sizes */
     bool have[SLOTS];
-    CUdeviceptr scratch;         /* checksums */
+    CUdeviceptr scratch; /* checksums */
     /* A launch's scratch memory (launch().scratch): ws_bytes between two
      * guards of GUARD_BYTES at ws_base, and the guards' checksums */
     CUdeviceptr ws_base;
@@ -852,7 +852,8 @@ static bool scratch_alloc(size_t bytes, launch_cfg *l) {
     R.ws_bytes = bytes;
     CUresult r = drv.cuMemAlloc(&R.ws_base, bytes + 2 * (size_t)GUARD_BYTES);
     if (r != CUDA_SUCCESS) R.ws_base = 0;
-    if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(R.ws_base, GUARD_BYTE, bytes + 2 * (size_t)GUARD_BYTES);
+    if (r == CUDA_SUCCESS)
+        r = drv.cuMemsetD8(R.ws_base, GUARD_BYTE, bytes + 2 * (size_t)GUARD_BYTES);
     if (r == CUDA_SUCCESS) r = checksum(R.ws_base, GUARD_BYTES, &R.ws_guard_sum[0]);
     if (r == CUDA_SUCCESS)
         r = checksum(R.ws_base + GUARD_BYTES + bytes, GUARD_BYTES, &R.ws_guard_sum[1]);

@@ -2,7 +2,7 @@
 # tests/header/trust.cu against a committed header (kernels/NAME.cuh): build
 # (CI) or build and run each mode in a process of its own (GPU; exit 77
 # without one): a first call under capture and its graph's speed, two
-# threads' first calls, the path of the tuned build (and, for an sm_90a
+# threads' first calls, calls in two streams at once, the path of the tuned build (and, for an sm_90a
 # space, of a plain -arch=sm_90 build: the portable variant, saying why),
 # C's padding, an error the caller left pending.
 # Usage: header_trust.sh NVCC ROOT NAME build|run
@@ -26,11 +26,11 @@ $specific && build "$tmp/sm90" -arch=sm_90
 rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || fail "$name: capture"
-for m in threads padding pending; do "$tmp/tuned" $m || fail "$name: $m"; done
+for m in threads streams padding pending; do "$tmp/tuned" $m || fail "$name: $m"; done
 if grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh"; then
     echo "$name: the header holds the portable variants only (records not verified yet): no tuned path to check"
 else
     "$tmp/tuned" path-tuned || fail "$name: the tuned build does not take a tuned variant"
     if $specific; then "$tmp/sm90" path-portable || fail "$name: the plain sm_90 build does not say why it falls back"; fi
 fi
-echo "$name header: capture, threads, padding, pending errors$(grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh" || echo ", paths") ok"
+echo "$name header: capture, threads, streams, padding, pending errors$(grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh" || echo ", paths") ok"

@@ -295,7 +295,8 @@ static const char SCRATCH[] =
     "    props.location.id = dev;\n"
     "    unsigned long long keep = ~0ull;\n"
     "    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) return nullptr;\n"
-    "    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {\n"
+    "    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) "
+    "{\n"
     "        (void)cudaMemPoolDestroy(pool);\n"
     "        return nullptr;\n"
     "    }\n"
@@ -313,8 +314,10 @@ static const char SCRATCH[] =
     "    if (e != cudaSuccess) return e;\n"
     "    // under capture the graph owns the allocation, whatever the pool\n"
     "    cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;\n"
-    "    if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();\n"
-    "    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);\n"
+    "    if (!pool && capture == cudaStreamCaptureStatusNone && !pending) "
+    "(void)cudaGetLastError();\n"
+    "    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, "
+    "stream);\n"
     "    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);\n"
     "    if (e != cudaSuccess && *p) {\n"
     "        (void)cudaFreeAsync(*p, stream);\n"
@@ -399,9 +402,10 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
            "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
            "    // caller left pending stays the caller's)\n");
     if (scratch)
-        sb_printf(b, "    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)\n"
-                     "    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);\n"
-                     "    if (bt_e != cudaSuccess) return bt_e;\n");
+        sb_printf(b,
+                  "    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)\n"
+                  "    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);\n"
+                  "    if (bt_e != cudaSuccess) return bt_e;\n");
     sb_printf(b, "    void *bt_args[] = {");
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
@@ -409,11 +413,12 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
     for (size_t m = 0; m < json_array_size(maps); m++)
         sb_printf(b, ", (void *)&bt_map%zu", m);
     if (scratch) sb_printf(b, ", (void *)&bt_ws");
-    sb_printf(b, "};\n"
-                 "    %s cudaLaunchKernel((const void *)bt_kernel,\n"
-                 "        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
-                 "        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
-                 "bt_args, (size_t)bt_smem, stream);\n",
+    sb_printf(b,
+              "};\n"
+              "    %s cudaLaunchKernel((const void *)bt_kernel,\n"
+              "        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
+              "        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
+              "bt_args, (size_t)bt_smem, stream);\n",
               scratch ? "bt_e =" : "return");
     if (scratch)
         sb_printf(b, "    if (bt_ws) {  // freed after the kernel, in its stream\n"

@@ -5,8 +5,10 @@
 // the path a build reports (a plain -arch=sm_90 build of an sm_90a space:
 // the portable variant, saying why); C's padding untouched; an error the
 // caller left pending is still there after a call. Built for one header
-// with -DTRUST_GEMM_BF16 or -DTRUST_PIPELINE (tests/header_trust.sh).
-// Usage: trust capture|threads|path-tuned|path-portable|padding|pending
+// with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM
+// (tests/header_trust.sh). Calls in two streams at once give a lone call's
+// results.
+// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending
 // (exit 77 without a GPU).
 #include <algorithm>
 #include <cmath>
@@ -67,8 +69,36 @@ struct call {
 static call big() { return {(size_t)1 << 28}; }
 static call padded() { return {1000003}; }
 static const bool arch_specific = false;
+#elif defined(TRUST_SGEMM)
+#include "sgemm.cuh"
+// The tall-K shape: its tuned variant sums split-K slices through scratch
+// memory the header allocates per call.
+struct call {
+    int M, N, K, ldc;
+    float *A = nullptr, *B = nullptr, *C = nullptr;
+    size_t lc() const { return (size_t)(M - 1) * ldc + N; }
+    bool alloc() {
+        std::vector<float> h((size_t)M * K > (size_t)K * N ? (size_t)M * K : (size_t)K * N);
+        for (size_t i = 0; i < h.size(); i++) h[i] = (float)(i % 13) / 13.f - 0.5f;
+        CHECK(cudaMalloc(&A, (size_t)M * K * 4));
+        CHECK(cudaMalloc(&B, (size_t)K * N * 4));
+        CHECK(cudaMalloc(&C, lc() * 4));
+        CHECK(cudaMemcpy(A, h.data(), (size_t)M * K * 4, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(B, h.data(), (size_t)K * N * 4, cudaMemcpyHostToDevice));
+        CHECK(cudaMemset(C, 0x3c, lc() * 4));
+        return true;
+    }
+    cudaError_t run(cudaStream_t s) const {
+        return bartune_sgemm(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
+    }
+    size_t n_or_zero() const { return 0; }
+    bartune_sgemm_path_t path() const { return bartune_sgemm_path(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc); }
+};
+static call big() { return {256, 256, 16384, 256}; }
+static call padded() { return {200, 136, 16384, 140}; }
+static const bool arch_specific = false;
 #else
-#error "build with -DTRUST_GEMM_BF16 or -DTRUST_PIPELINE"
+#error "build with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM"
 #endif
 
 static float median_ms(const call &c, cudaStream_t s, cudaGraphExec_t g) {
@@ -130,6 +160,38 @@ static bool threads() {
     printf("threads: %s, %s; variants %d and %d; results %s\n", cudaGetErrorString(e[0]),
            cudaGetErrorString(e[1]), v[0], v[1], a == b ? "equal" : "DIFFERENT");
     return e[0] == cudaSuccess && e[1] == cudaSuccess && v[0] == v[1] && a == b;
+}
+
+// Calls in two streams at once, back to back with no synchronisation between
+// them, each into a C of its own from the same inputs (and C's old values):
+// every result equals a lone call's (whatever a variant keeps per call,
+// scratch memory say, is the call's own).
+static bool streams() {
+    call c[2] = {padded(), padded()}, lone = padded();
+    if (!c[0].alloc() || !c[1].alloc() || !lone.alloc()) return false;
+    const size_t bytes = lone.lc() * sizeof *lone.C;
+    std::vector<unsigned char> init(bytes), want(bytes), got(bytes);
+    CHECK(cudaMemcpy(init.data(), lone.C, bytes, cudaMemcpyDeviceToHost));
+    CHECK(lone.run(0));
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(want.data(), lone.C, bytes, cudaMemcpyDeviceToHost));
+    cudaStream_t s[2];
+    for (auto &x : s) CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+    int same = 0, rounds = 20;
+    for (int r = 0; r < rounds; r++) {
+        for (auto &x : c) CHECK(cudaMemcpy(x.C, init.data(), bytes, cudaMemcpyHostToDevice));
+        for (int i = 0; i < 2; i++) CHECK(c[i].run(s[i]));
+        CHECK(cudaDeviceSynchronize());
+        bool ok = true;
+        for (auto &x : c) {
+            CHECK(cudaMemcpy(got.data(), x.C, bytes, cudaMemcpyDeviceToHost));
+            ok = ok && got == want;
+        }
+        same += ok;
+    }
+    printf("streams: %d of %d rounds of two concurrent calls equal to a lone call (%s)\n", same, rounds,
+           lone.path().name);
+    return same == rounds;
 }
 
 // The path this build takes: a tuned variant with no reason given
@@ -210,6 +272,7 @@ int main(int argc, char **argv) {
     (void)arch_specific;
     bool ok = !strcmp(mode, "capture")         ? capture()
               : !strcmp(mode, "threads")       ? threads()
+              : !strcmp(mode, "streams")       ? streams()
               : !strcmp(mode, "path-tuned")    ? path(true)
               : !strcmp(mode, "path-portable") ? path(false)
               : !strcmp(mode, "padding")       ? padding()
