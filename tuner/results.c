@@ -284,8 +284,8 @@ json_t *results_at(json_t *records, json_t *sizes) {
 }
 
 /* How far apart two size tuples are: the sum over sizes of |log2(a / b)|
- * (a size either one lacks counts as far: records from before a size was
- * declared, e.g. gemm_bf16's layouts, are not the nearest). */
+ * (a size either one lacks counts as far; results_landscapes_near_full
+ * fills in the declared defaults first). */
 static double sizes_distance(json_t *a, json_t *b) {
     double d = 0;
     const char *k;
@@ -314,21 +314,53 @@ static int by_distance(const void *x, const void *y) {
     return (a->order > b->order) - (a->order < b->order);
 }
 
-json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same) {
-    json_t *all = results_sizes(records), *z;
-    landscape *ls = xmalloc(sizeof *ls * (json_array_size(all) + 1));
-    size_t n = 0, i;
-    json_array_foreach(all, i, z) {
-        if (skip_same && json_equal(z, sizes)) continue;
-        ls[n++] = (landscape){sizes_distance(z, sizes), i, results_at(records, z)};
+/* The full size tuple of `sizes` (a new reference): full's, or a copy. */
+static json_t *full_or_same(json_t *sizes, json_t *(*full)(void *, json_t *), void *ctx) {
+    json_t *f = full ? full(ctx, sizes) : NULL;
+    return f ? f : json_incref(sizes);
+}
+
+json_t *results_landscapes_near_full(json_t *records, json_t *sizes, bool skip_same,
+                                     json_t *(*full)(void *ctx, json_t *sizes), void *ctx) {
+    json_t *raw = results_sizes(records), *keys = json_array(), *lands = json_array(), *z, *rec;
+    json_t *at = full_or_same(sizes, full, ctx);
+    size_t i, k;
+    /* each recorded tuple's full one; tuples equal when full are one landscape, its
+     * records in file order (a config measured again: the later record last) */
+    json_array_foreach(raw, i, z) {
+        json_t *f = full_or_same(z, full, ctx);
+        bool seen = false;
+        json_array_foreach(lands, k, rec) seen = seen || json_equal(rec, f);
+        if (!seen) json_array_append(lands, f);
+        json_array_append_new(keys, f);
+    }
+    landscape *ls = xmalloc(sizeof *ls * (json_array_size(lands) + 1));
+    size_t n = 0;
+    json_array_foreach(lands, i, z) {
+        if (skip_same && json_equal(z, at)) continue;
+        json_t *recs = json_array();
+        json_array_foreach(records, k, rec) {
+            json_t *rz = json_object_get(rec, "sizes"), *r;
+            size_t j;
+            json_array_foreach(raw, j, r) if (json_equal(r, rz)) break;
+            if (json_equal(json_array_get(keys, j), z)) json_array_append(recs, rec);
+        }
+        ls[n++] = (landscape){sizes_distance(z, at), i, recs};
     }
     qsort(ls, n, sizeof *ls, by_distance);
     json_t *out = json_array();
     for (i = 0; i < n; i++)
         json_array_append_new(out, ls[i].records);
     free(ls);
-    json_decref(all);
+    json_decref(raw);
+    json_decref(keys);
+    json_decref(lands);
+    json_decref(at);
     return out;
+}
+
+json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same) {
+    return results_landscapes_near_full(records, sizes, skip_same, NULL, NULL);
 }
 
 int results_each_device(const char *dir, const char *space, bool keep_going,

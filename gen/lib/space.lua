@@ -664,6 +664,12 @@ function M.problem_info(S)
     group = #S.group > 0 and S.group or { S.params[1].name } }
 end
 
+-- A size tuple with the declared defaults filled in (records from before a
+-- size was declared were measured at its default).
+function M.full_sizes(S, sizes)
+  return problem.sizes(S.problem, sizes, "a record's sizes")
+end
+
 -- One size tuple's buffers, scalars and cost (see problem.instance).
 function M.instance(S, sizes, light)
   return problem.instance(S.problem, problem.sizes(S.problem, sizes, "--size"), light)
