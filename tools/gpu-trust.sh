@@ -91,6 +91,23 @@ gemm_sizes() {
     IFS=, read -r ta tb <<<"${lay:-0,0}"
     echo "--size transa=$ta --size transb=$tb --size M=$m --size N=$n --size K=$k"
 }
+# sgemm regions one by one (each "M N K|k=v ...", ils BUDGET s; log $out/LOG.log), results.tgz
+# after each (a call cut at its limit keeps them), then emit
+sgemm_regions() { # LOG BUDGET REGION...
+    local name=$1 budget=$2 r
+    shift 2
+    for r in "$@"; do
+        # shellcheck disable=SC2086 # the sizes and the region's k=v are words
+        set -- ${r%%|*}
+        # shellcheck disable=SC2086
+        timeout 150 $b run gen/sgemm.lua ${r#*|} --size M=$1 --size N=$2 --size K=$3 --strategy ils \
+            --budget "${budget}s" --timeout 3 --no-emit >>"$out/$name.log" 2>&1
+        echo "$1 x $2 x $3 (${r#*|}) rc=$? ($(date +%T))"; pack_results
+    done
+    grep -E "^  #1 |configurations measured" "$out/$name.log" | cut -c1-260
+    $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
+    statuses results/*/sgemm.jsonl
+}
 for p in $phases; do
     log "$p"
     case $p in
@@ -192,30 +209,13 @@ for line in sys.stdin:
     tune-sgemm3) # the regions ils missed where tiles are few (NOTES 2026-12-02, sixth session):
           # thread tiles of 4 x 4 (eight consumer warps in a 64 x 64 tile) with split-K at the tall-K
           # and small shapes, 64-row tiles at N = 128; ils, SGEMM_BUDGET s each; then emit
-          for r in "256 256 16384|bm=64 bn=64 tm=4 tn=4" "512 512 512|tm=4 tn=4" "1024 1024 1024|tm=4" \
-              "16384 128 4096|bm=64"; do
-              set -- ${r%%|*}
-              # shellcheck disable=SC2086 # the region's k=v are words
-              timeout 120 $b run gen/sgemm.lua ${r#*|} --size M=$1 --size N=$2 --size K=$3 --strategy ils \
-                  --budget "${SGEMM_BUDGET:-30}s" --timeout 3 --no-emit >>"$out/tune-sgemm3.log" 2>&1
-              echo "$1 x $2 x $3 (${r#*|}) rc=$? ($(date +%T))"; pack_results
-          done
-          grep -E "^  #1 |configurations measured" "$out/tune-sgemm3.log" | cut -c1-240
-          $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
-          statuses results/*/sgemm.jsonl ;;
+          sgemm_regions tune-sgemm3 "${SGEMM_BUDGET:-30}" "256 256 16384|bm=64 bn=64 tm=4 tn=4" \
+              "512 512 512|tm=4 tn=4" "1024 1024 1024|tm=4" "16384 128 4096|bm=64" ;;
     tune-scratch) # split-K through scratch memory (scratch_split) where tiles are few: the
           # warp-specialised cp.async region at each shape, ils SGEMM_BUDGET s each; then emit
-          for r in "256 256 16384|barrier=mbarrier producer=cp_async" "512 512 512|barrier=mbarrier producer=cp_async" \
-              "1024 1024 1024|producer=cp_async" "16384 128 4096|producer=cp_async" "256 256 16384|producer=cp_async tm=4 tn=4"; do
-              set -- ${r%%|*}
-              # shellcheck disable=SC2086 # the region's k=v are words
-              timeout 150 $b run gen/sgemm.lua ${r#*|} --size M=$1 --size N=$2 --size K=$3 --strategy ils \
-                  --budget "${SGEMM_BUDGET:-40}s" --timeout 3 --no-emit >>"$out/tune-scratch.log" 2>&1
-              echo "$1 x $2 x $3 (${r#*|}) rc=$? ($(date +%T))"; pack_results
-          done
-          grep -E "^  #1 |configurations measured" "$out/tune-scratch.log" | cut -c1-260
-          $b emit gen/sgemm.lua 2>&1 | tail -3; pack_results
-          statuses results/*/sgemm.jsonl ;;
+          sgemm_regions tune-scratch "${SGEMM_BUDGET:-40}" "256 256 16384|barrier=mbarrier producer=cp_async" \
+              "512 512 512|barrier=mbarrier producer=cp_async" "1024 1024 1024|producer=cp_async" \
+              "16384 128 4096|producer=cp_async" "256 256 16384|producer=cp_async tm=4 tn=4" ;;
     ncu-sgemm) # where the 4096^3 best loses to cuBLAS: warp stalls, issue and pipes (one launch)
           rm -rf /tmp/ncu-r
           timeout 150 ncu --clock-control none --kernel-name bartune_kernel --launch-skip 12 --launch-count 1 \
@@ -291,8 +291,8 @@ for line in sys.stdin:
           # shellcheck disable=SC2086 # the shapes are words
           /tmp/header-bench "${HB_REPS:-50}" ${HB_SHAPES:-} | tee -a "$out/header-bench.log" ;;
     errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
-    # shellcheck disable=SC2086 # PIPE_ARGS are words
-    tune-pipeline) timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1
+    tune-pipeline) # shellcheck disable=SC2086 # PIPE_ARGS are words
+          timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1
           echo "run rc=$?"
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-pipeline.log" | cut -c1-200
           statuses results/*/pipeline.jsonl ;;
