@@ -697,8 +697,8 @@ function M.geometry(fn, c, s, dev, where)
   -- argument. For what a launch shares between its blocks (split-K sums).
   local scratch = rawget(g, "scratch")
   if scratch ~= nil then
-    if not is_sym(scratch) and (math.type(scratch) ~= "integer" or scratch < 0) then
-      error(where .. ": launch().scratch must be a non-negative integer (bytes)", 0)
+    if not is_sym(scratch) and math.type(scratch) ~= "integer" then
+      error(where .. ": launch().scratch must be an integer (bytes)", 0)
     end
     out.scratch = is_sym(scratch) and code(scratch) or scratch
     values.scratch = value(scratch)

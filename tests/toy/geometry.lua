@@ -1,7 +1,8 @@
 -- launch() giving geometries no GPU launches (tests/geometry.sh): each is a
 -- launch_refused record of its configuration, and the run goes on.
 space { name = "geometry", template = "axpy2d.cu", problem = "axpy2d" }
-param("shape", { "fine", "zero_grid", "huge_grid", "negative_block", "huge_smem", "fine_again" })
+param("shape", { "fine", "zero_grid", "huge_grid", "negative_block", "huge_smem", "huge_scratch",
+  "negative_scratch", "scratch", "fine_again" })
 derive(function(c)
   c.block_x, c.block_y, c.fault, c.checked = 32, 4, "none", false
   c.threads, c.smem_bytes = 128, 0
@@ -12,6 +13,8 @@ launch(function(c, s, dev)
   if c.shape == "huge_grid" then grid = { 1 << 31 } end
   if c.shape == "negative_block" then block = { -32, 4 } end
   if c.shape == "huge_smem" then smem = 1 << 40 end
-  return { grid = grid, block = block, smem = smem }
+  -- scratch memory: past any card's, negative, and a fine one (its bytes recorded)
+  local scratch = ({ huge_scratch = 1 << 40, negative_scratch = -4, scratch = s.rows * s.cols * 4 })[c.shape]
+  return { grid = grid, block = block, smem = smem, scratch = scratch }
 end)
 portable("portable", { shape = "fine" })
