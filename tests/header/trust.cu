@@ -19,34 +19,40 @@
 
 #include "cuda_check.h"
 
-#if defined(TRUST_GEMM_BF16)
-#include "gemm_bf16.cuh"
-// One problem: M x N x K with C's leading dimension ldc (>= N).
-struct call {
+// A GEMM's problem: M x N x K with C's leading dimension ldc (>= N), A and B
+// packed, of element type T (made from a float by make).
+template <typename T, T (*make)(float)>
+struct gemm_buffers {
     int M, N, K, ldc;
-    __nv_bfloat16 *A = nullptr, *B = nullptr, *C = nullptr;
+    T *A = nullptr, *B = nullptr, *C = nullptr;
     size_t lc() const { return (size_t)(M - 1) * ldc + N; }
     bool alloc() {
-        std::vector<__nv_bfloat16> h((size_t)M * K > (size_t)K * N ? (size_t)M * K : (size_t)K * N);
-        for (size_t i = 0; i < h.size(); i++) h[i] = __float2bfloat16((float)(i % 13) / 13.f - 0.5f);
-        CHECK(cudaMalloc(&A, (size_t)M * K * 2));
-        CHECK(cudaMalloc(&B, (size_t)K * N * 2));
-        CHECK(cudaMalloc(&C, lc() * 2));
-        CHECK(cudaMemcpy(A, h.data(), (size_t)M * K * 2, cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(B, h.data(), (size_t)K * N * 2, cudaMemcpyHostToDevice));
-        CHECK(cudaMemset(C, 0x3c, lc() * 2));
+        std::vector<T> h((size_t)M * K > (size_t)K * N ? (size_t)M * K : (size_t)K * N);
+        for (size_t i = 0; i < h.size(); i++) h[i] = make((float)(i % 13) / 13.f - 0.5f);
+        CHECK(cudaMalloc(&A, (size_t)M * K * sizeof(T)));
+        CHECK(cudaMalloc(&B, (size_t)K * N * sizeof(T)));
+        CHECK(cudaMalloc(&C, lc() * sizeof(T)));
+        CHECK(cudaMemcpy(A, h.data(), (size_t)M * K * sizeof(T), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(B, h.data(), (size_t)K * N * sizeof(T), cudaMemcpyHostToDevice));
+        CHECK(cudaMemset(C, 0x3c, lc() * sizeof(T)));
         return true;
     }
+    size_t n_or_zero() const { return 0; }
+};
+
+#if defined(TRUST_GEMM_BF16)
+#include "gemm_bf16.cuh"
+inline __nv_bfloat16 make_bf16(float x) { return __float2bfloat16(x); }
+struct call : gemm_buffers<__nv_bfloat16, make_bf16> {
     cudaError_t run(cudaStream_t s) const {
         return bartune_gemm_bf16(0, 0, M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
     }
-    size_t n_or_zero() const { return 0; }
     bartune_gemm_bf16_path_t path() const {
         return bartune_gemm_bf16_path(0, 0, M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc);
     }
 };
-static call big() { return {4096, 4096, 4096, 4096}; }
-static call padded() { return {129, 257, 64, 264}; }
+static call big() { return {{4096, 4096, 4096, 4096}}; }
+static call padded() { return {{129, 257, 64, 264}}; }
 static const bool arch_specific = true;
 #elif defined(TRUST_PIPELINE)
 #include "pipeline.cuh"
@@ -73,29 +79,15 @@ static const bool arch_specific = false;
 #include "sgemm.cuh"
 // The tall-K shape: its tuned variant sums split-K slices through scratch
 // memory the header allocates per call.
-struct call {
-    int M, N, K, ldc;
-    float *A = nullptr, *B = nullptr, *C = nullptr;
-    size_t lc() const { return (size_t)(M - 1) * ldc + N; }
-    bool alloc() {
-        std::vector<float> h((size_t)M * K > (size_t)K * N ? (size_t)M * K : (size_t)K * N);
-        for (size_t i = 0; i < h.size(); i++) h[i] = (float)(i % 13) / 13.f - 0.5f;
-        CHECK(cudaMalloc(&A, (size_t)M * K * 4));
-        CHECK(cudaMalloc(&B, (size_t)K * N * 4));
-        CHECK(cudaMalloc(&C, lc() * 4));
-        CHECK(cudaMemcpy(A, h.data(), (size_t)M * K * 4, cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(B, h.data(), (size_t)K * N * 4, cudaMemcpyHostToDevice));
-        CHECK(cudaMemset(C, 0x3c, lc() * 4));
-        return true;
-    }
+inline float make_float(float x) { return x; }
+struct call : gemm_buffers<float, make_float> {
     cudaError_t run(cudaStream_t s) const {
         return bartune_sgemm(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
     }
-    size_t n_or_zero() const { return 0; }
     bartune_sgemm_path_t path() const { return bartune_sgemm_path(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc); }
 };
-static call big() { return {256, 256, 16384, 256}; }
-static call padded() { return {200, 136, 16384, 140}; }
+static call big() { return {{256, 256, 16384, 256}}; }
+static call padded() { return {{200, 136, 16384, 140}}; }
 static const bool arch_specific = false;
 #else
 #error "build with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM"
