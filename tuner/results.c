@@ -322,38 +322,47 @@ static json_t *full_or_same(json_t *sizes, json_t *(*full)(void *, json_t *), vo
 
 json_t *results_landscapes_near_full(json_t *records, json_t *sizes, bool skip_same,
                                      json_t *(*full)(void *ctx, json_t *sizes), void *ctx) {
-    json_t *raw = results_sizes(records), *keys = json_array(), *lands = json_array(), *z, *rec;
+    json_t *raw = results_sizes(records), *lands = json_array(), *z, *rec;
     json_t *at = full_or_same(sizes, full, ctx);
-    size_t i, k;
-    /* each recorded tuple's full one; tuples equal when full are one landscape, its
+    size_t nraw = json_array_size(raw), i, k;
+    /* each recorded tuple's landscape: tuples equal when full are one, its
      * records in file order (a config measured again: the later record last) */
+    size_t *land_of = xmalloc(sizeof *land_of * (nraw + 1));
     json_array_foreach(raw, i, z) {
-        json_t *f = full_or_same(z, full, ctx);
-        bool seen = false;
-        json_array_foreach(lands, k, rec) seen = seen || json_equal(rec, f);
-        if (!seen) json_array_append(lands, f);
-        json_array_append_new(keys, f);
+        json_t *f = full_or_same(z, full, ctx), *l;
+        land_of[i] = json_array_size(lands);
+        json_array_foreach(lands, k, l) if (json_equal(l, f)) {
+            land_of[i] = k;
+            break;
+        }
+        if (land_of[i] == json_array_size(lands)) json_array_append(lands, f);
+        json_decref(f);
     }
-    landscape *ls = xmalloc(sizeof *ls * (json_array_size(lands) + 1));
+    size_t nl = json_array_size(lands);
+    json_t **recs = xmalloc(sizeof *recs * (nl + 1));
+    for (i = 0; i < nl; i++)
+        recs[i] = json_array();
+    json_array_foreach(records, k, rec) {
+        json_t *rz = json_object_get(rec, "sizes");
+        json_array_foreach(raw, i, z) if (json_equal(z, rz)) break;
+        if (i < nraw) json_array_append(recs[land_of[i]], rec);
+    }
+    landscape *ls = xmalloc(sizeof *ls * (nl + 1));
     size_t n = 0;
     json_array_foreach(lands, i, z) {
-        if (skip_same && json_equal(z, at)) continue;
-        json_t *recs = json_array();
-        json_array_foreach(records, k, rec) {
-            json_t *rz = json_object_get(rec, "sizes"), *r;
-            size_t j;
-            json_array_foreach(raw, j, r) if (json_equal(r, rz)) break;
-            if (json_equal(json_array_get(keys, j), z)) json_array_append(recs, rec);
-        }
-        ls[n++] = (landscape){sizes_distance(z, at), i, recs};
+        if (skip_same && json_equal(z, at))
+            json_decref(recs[i]);
+        else
+            ls[n++] = (landscape){sizes_distance(z, at), i, recs[i]};
     }
     qsort(ls, n, sizeof *ls, by_distance);
     json_t *out = json_array();
     for (i = 0; i < n; i++)
         json_array_append_new(out, ls[i].records);
     free(ls);
+    free(recs);
+    free(land_of);
     json_decref(raw);
-    json_decref(keys);
     json_decref(lands);
     json_decref(at);
     return out;
