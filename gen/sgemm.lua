@@ -97,7 +97,7 @@ derive(function(c, dev)
 end)
 
 -- One block per tile of C (per slice of K under split-K); what the runner
--- launches is what the header does. Split-K through scratch: `split` partial
+-- launches is what the header does. Split-K through scratch: `scratch_split` partial
 -- tiles and a counter per tile.
 launch(function(c, s, dev)
   local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes

@@ -40,6 +40,7 @@
 #include "driver.h"
 #include "power.h"
 #include "problem.h"
+#include "runner_client.h" /* RUNNER_SCRATCH_MAX */
 #include "util.h"
 
 enum { PROTOCOL_VERSION = 3, VERIFY_LAUNCHES = 3, WARMUP = 2, EXIT_STICKY = 3 };
@@ -376,6 +377,12 @@ static bool scratch_guards_kept(void) {
     return kept;
 }
 
+/* Repairs quietly what a kernel damaged (its failure is answered). */
+static void repair(void) {
+    damage();
+    scratch_guards_kept();
+}
+
 /* damage(), answered as input_modified (a write past the scratch memory:
  * out_of_bounds); true when nothing was damaged. */
 static bool intact(void) {
@@ -682,10 +689,7 @@ static json_t *run_measurement(const launch_cfg *l, int reps, int occupancy, boo
             }
         }
     }
-    if (!ans && r == CUDA_SUCCESS) { /* repair quietly: the failure is answered */
-        damage();
-        scratch_guards_kept();
-    }
+    if (!ans && r == CUDA_SUCCESS) repair();
     if (st.dev) drv.cuMemFree(st.dev);
     free(st.host);
     free(ms);
@@ -704,10 +708,7 @@ static bool check_measurement(const launch_cfg *l) {
     ok = ok && verify_launches(l, &st, bytes, CHECK_VERIFY, false, 0);
     for (int set = 1; ok && set < SETS; set++)
         ok = fresh_launch(l, &st, CHECK_VERIFY + set - 1, bytes, set);
-    if (!ok && r == CUDA_SUCCESS) {
-        damage();
-        scratch_guards_kept();
-    }
+    if (!ok && r == CUDA_SUCCESS) repair();
     if (st.dev) drv.cuMemFree(st.dev);
     free(st.host);
     return ok;
@@ -884,7 +885,7 @@ static bool read_extras(json_t *req, launch_cfg *l) {
         fail("launch_refused", "%zu tensor maps asked; at most %d", n, MAX_MAPS);
         return false;
     }
-    if (scratch && (!json_is_integer(scratch) || ws < 0 || ws > (1ll << 36))) {
+    if (scratch && (!json_is_integer(scratch) || ws < 0 || ws > RUNNER_SCRATCH_MAX)) {
         fail("bad_request", "scratch must be 0 to 2^36 bytes");
         return false;
     }

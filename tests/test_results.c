@@ -213,13 +213,13 @@ int main(void) {
     json_array_append_new(lands, record("ok", 2.0, 1100));
     json_array_append_new(lands, record("ok", 3.0, 4000));
     json_t *at = json_pack("{s:I}", "n", (json_int_t)1000);
-    json_t *near = results_landscapes_near(lands, at, true);
+    json_t *near = results_landscapes_near(lands, at, true, NULL, NULL);
     EXPECT(json_array_size(near) == 2);
     json_t *first = json_array_get(json_array_get(near, 0), 0);
     EXPECT(json_integer_value(json_object_get(json_object_get(first, "sizes"), "n")) == 1100);
     EXPECT(json_array_size(json_array_get(near, 1)) == 2); /* both records at n=4000 */
     json_decref(near);
-    near = results_landscapes_near(lands, at, false);
+    near = results_landscapes_near(lands, at, false, NULL, NULL);
     EXPECT(json_array_size(near) == 3);
     first = json_array_get(json_array_get(near, 0), 0);
     EXPECT(json_integer_value(json_object_get(json_object_get(first, "sizes"), "n")) == 1000);

@@ -14,9 +14,6 @@
 #include "session.h"
 #include "util.h"
 
-/* The most scratch memory a launch may ask (64 GiB: past any card's). */
-#define SCRATCH_MAX (1ll << 36)
-
 bool gpu_hello(runner_client *r, double timeout, device_info *d, int *devices, char **why) {
     json_t *req = json_pack("{s:s, s:i}", "op", "hello", "version", RUNNER_PROTOCOL), *ans;
     runner_result res = runner_request(r, req, timeout, &ans);
@@ -332,7 +329,7 @@ static char *check_geometry(json_t *geo, json_t *instance) {
     if (smem < 0 || smem > 0x7fffffff) return xasprintf("launch() gave smem = %lld", smem);
     json_t *scratch = json_object_get(geo, "scratch");
     if (scratch && (!json_is_integer(scratch) || json_integer_value(scratch) < 0 ||
-                    json_integer_value(scratch) > SCRATCH_MAX))
+                    json_integer_value(scratch) > RUNNER_SCRATCH_MAX))
         return xasprintf("launch() gave scratch = %lld bytes, outside 0..2^36",
                          (long long)json_integer_value(scratch));
     json_t *m;

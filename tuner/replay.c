@@ -66,10 +66,9 @@ static bool replay_at(space *s, const options *o, json_t *recs, json_t *warm, js
     record_device(json_array_get(recs, 0), &d);
     char *err = NULL;
     json_t *at = results_at(recs, sizes);
-    json_t *from =
-        warm ? results_landscapes_near_full(warm, sizes, !strcmp(o->warm_from, o->records),
-                                            space_full_sizes_of, s)
-             : NULL;
+    json_t *from = warm ? results_landscapes_near(warm, sizes, !strcmp(o->warm_from, o->records),
+                                                  space_full_sizes, s)
+                        : NULL;
     json_t *res = space_replay(s, &d, at, from, text, chunkname, o->seeds, o->budget, &err);
     json_decref(at);
     size_t n_from = json_array_size(from);

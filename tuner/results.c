@@ -284,8 +284,8 @@ json_t *results_at(json_t *records, json_t *sizes) {
 }
 
 /* How far apart two size tuples are: the sum over sizes of |log2(a / b)|
- * (a size either one lacks counts as far; results_landscapes_near_full
- * fills in the declared defaults first). */
+ * (a size either one lacks counts as far; results_landscapes_near can
+ * fill in the declared defaults first). */
 static double sizes_distance(json_t *a, json_t *b) {
     double d = 0;
     const char *k;
@@ -320,8 +320,8 @@ static json_t *full_or_same(json_t *sizes, json_t *(*full)(void *, json_t *), vo
     return f ? f : json_incref(sizes);
 }
 
-json_t *results_landscapes_near_full(json_t *records, json_t *sizes, bool skip_same,
-                                     json_t *(*full)(void *ctx, json_t *sizes), void *ctx) {
+json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same,
+                                json_t *(*full)(void *ctx, json_t *sizes), void *ctx) {
     json_t *raw = results_sizes(records), *lands = json_array(), *z, *rec;
     json_t *at = full_or_same(sizes, full, ctx);
     size_t nraw = json_array_size(raw), i, k;
@@ -366,10 +366,6 @@ json_t *results_landscapes_near_full(json_t *records, json_t *sizes, bool skip_s
     json_decref(lands);
     json_decref(at);
     return out;
-}
-
-json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same) {
-    return results_landscapes_near_full(records, sizes, skip_same, NULL, NULL);
 }
 
 int results_each_device(const char *dir, const char *space, bool keep_going,

@@ -59,13 +59,12 @@ json_t *results_at(json_t *records, json_t *sizes);
 /* The records' landscapes (one array of records per size tuple), the size
  * tuples nearest `sizes` first (sum of |log2| of the sizes' ratios), the one
  * at `sizes` itself left out with skip_same: what a search there starts from. */
-json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same);
-/* The same, each size tuple taken with its missing sizes filled in by
+/* With `full`, each size tuple is taken with its missing sizes filled in by
  * full(ctx, tuple) (a new reference, or NULL to leave it as it is): a
  * record from before a size was declared was measured at its default, so
- * it joins the landscape of the tuple it completes to (after that
- * tuple's earlier records: a later measurement of a config counts). */
-json_t *results_landscapes_near_full(json_t *records, json_t *sizes, bool skip_same,
-                                     json_t *(*full)(void *ctx, json_t *sizes), void *ctx);
+ * it joins the landscape of the tuple it completes to (after that tuple's
+ * earlier records: a later measurement of a config counts). */
+json_t *results_landscapes_near(json_t *records, json_t *sizes, bool skip_same,
+                                json_t *(*full)(void *ctx, json_t *sizes), void *ctx);
 
 #endif

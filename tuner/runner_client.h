@@ -10,6 +10,9 @@
 #include <sys/types.h>
 
 #define RUNNER_PROTOCOL 3 /* 3: problem slots, check sizes in measures, three input sets */
+/* The most scratch memory a launch may ask (64 GiB: past any card's); the
+ * CLI refuses more as launch_refused, the runner as a bad request. */
+#define RUNNER_SCRATCH_MAX (1ll << 36)
 
 typedef struct {
     pid_t pid;

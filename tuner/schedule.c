@@ -430,7 +430,7 @@ static bool warm_each(void *ctx, const char *key, const char *path) {
         free(err);
         return true;
     }
-    near = results_landscapes_near_full(recs, w->c->sizes, false, space_full_sizes_of, w->c->s);
+    near = results_landscapes_near(recs, w->c->sizes, false, space_full_sizes, w->c->s);
     size_t i;
     json_array_foreach(near, i, l) json_array_append(w->warm, l);
     w->devices += json_array_size(near) > 0;
@@ -450,7 +450,7 @@ static json_t *warm_landscapes(run_ctx *c) {
         return json_array();
     }
     json_t *warm =
-        results_landscapes_near_full(c->store.records, c->sizes, true, space_full_sizes_of, c->s);
+        results_landscapes_near(c->store.records, c->sizes, true, space_full_sizes, c->s);
     size_t own = json_array_size(warm);
     warm_ctx w = {c, warm, 0};
     bool ok = true;

@@ -70,10 +70,8 @@ bool space_validate(space *s, const device_info *dev, const config *values, char
 json_t *space_instance(space *s, json_t *sizes, bool checks, char **err);
 /* `sizes` with the problem's defaults filled in for the sizes it lacks (a
  * record from before a size was declared); NULL when they are not sizes of
- * the problem. */
-json_t *space_full_sizes(space *s, json_t *sizes);
-/* space_full_sizes for results_landscapes_near_full (ctx: the space). */
-json_t *space_full_sizes_of(void *s, json_t *sizes);
+ * the problem. `s`: the space (untyped: results_landscapes_near's `full`). */
+json_t *space_full_sizes(void *s, json_t *sizes);
 /* Launch geometry of a config (compile-time and launch values) at `sizes`:
  * {grid: [x, y, z], block: [x, y, z], smem, resident} as integers. With
  * sizes NULL, the same for the header: entries are integers or C++ text

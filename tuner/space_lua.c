@@ -807,17 +807,14 @@ json_t *space_instance(space *s, json_t *sizes, bool checks, char **err) {
     return call_json(s, 2, err);
 }
 
-json_t *space_full_sizes(space *s, json_t *sizes) {
+json_t *space_full_sizes(void *ctx, json_t *sizes) {
+    space *s = ctx;
     push_method(s, "full_sizes");
     push_json(s->L, sizes);
     char *err = NULL;
     json_t *out = call_json(s, 1, &err);
     free(err);
     return out;
-}
-
-json_t *space_full_sizes_of(void *s, json_t *sizes) {
-    return space_full_sizes(s, sizes);
 }
 
 json_t *space_geometry(space *s, const device_info *dev, const config *values, json_t *sizes,
