@@ -46,6 +46,7 @@ local function keys(c)
   if not ks then
     ks = {}
     for k, v in pairs(c.values) do ks[#ks + 1] = k .. "=" .. tostring(v) end
+    table.sort(ks) -- pairs' order changes from run to run; sums over it must not
     keys_of[c.id] = ks
   end
   return ks
@@ -72,7 +73,7 @@ end
 local function by_promise(list)
   local score, p = value_scores(), {}
   for _, c in ipairs(list) do p[c] = promise(c, score) end
-  table.sort(list, function(a, b) return p[a] > p[b] end)
+  table.sort(list, function(a, b) return p[a] > p[b] or (p[a] == p[b] and a.id < b.id) end)
   return list
 end
 
