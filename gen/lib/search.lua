@@ -16,6 +16,9 @@
 --                             space.elsewhere: candidates that were fastest in
 --                             other landscapes (replay --warm-from), best
 --                             first; empty when nothing is known;
+--                             space.landscapes: those landscapes themselves,
+--                             the nearest first, each a list of
+--                             { candidate = c, time = ms }, fastest first;
 --                             rng:int(n) in 1..n, rng:float() in [0, 1)
 --   ask(k)                    up to k candidates to evaluate next (none: done)
 --   tell(c, result)           result.status ("ok", "over_occupancy", ...) and,
@@ -145,10 +148,12 @@ end
 -- The view of the space a strategy gets, with neighbours by one value: a
 -- fresh one for every search (every seed of a replay), over the read-only
 -- candidates. x: the expansion (its groups are built on first use).
-local function space_view(cands, params, by_desc, elsewhere, x)
+local function space_view(cands, params, by_desc, warm, x)
   by_desc = by_desc or index_of(cands)
   x = x or {}
-  local view = { candidates = cands, params = params, elsewhere = readonly(elsewhere or {}) }
+  warm = warm or {}
+  local view = { candidates = cands, params = params, elsewhere = readonly(warm.elsewhere or {}),
+    landscapes = warm.landscapes or readonly({}) }
   local function frozen() return readonly(view) end
   -- The candidate with exactly these values, or nil (not valid in the space).
   function view.find(values) return by_desc[M.describe(values)] end
@@ -288,12 +293,13 @@ local function replay_one(st_text, chunkname, cands, view, landscape, best, budg
 end
 
 -- What other landscapes (desc -> { status, ms }) say, as this space's
--- candidates: each landscape's ok ones fastest first, the landscapes taken
--- in turn (every one's best, then every one's second...), each candidate
--- once, at most MAX_ELSEWHERE.
+-- candidates: landscapes, each one's ok candidates fastest first (read-only
+-- { candidate, time } pairs, shared by every seed's view), and elsewhere,
+-- the landscapes' bests taken in turn (every one's best, then every one's
+-- second...), each candidate once, at most MAX_ELSEWHERE.
 local MAX_ELSEWHERE = 64
 local function elsewhere_of(warm, by_desc)
-  local ranked = {}
+  local ranked, lands = {}, {}
   for _, land in ipairs(warm or {}) do
     local list = {}
     for desc, r in pairs(land) do
@@ -301,6 +307,9 @@ local function elsewhere_of(warm, by_desc)
     end
     table.sort(list, function(a, b) return a.ms < b.ms or (a.ms == b.ms and a.desc < b.desc) end)
     ranked[#ranked + 1] = list
+    local pairs_ro = {}
+    for i, e in ipairs(list) do pairs_ro[i] = readonly({ candidate = by_desc[e.desc], time = e.ms }) end
+    lands[#lands + 1] = readonly(pairs_ro)
   end
   local out, seen = {}, {}
   for rank = 1, MAX_ELSEWHERE do
@@ -312,7 +321,7 @@ local function elsewhere_of(warm, by_desc)
       end
     end
   end
-  return out
+  return { elsewhere = out, landscapes = readonly(lands) }
 end
 
 -- The candidates do not depend on the sizes: a run's size tuples, and the
@@ -350,14 +359,14 @@ function M.replay_begin(S, dev, landscape, st_text, chunkname, budget, warm)
     end
   end
   if not best then error("the records hold no ok measurement of this space's candidates", 0) end
-  rp = { cands = cands, params = params, by_desc = by_desc, elsewhere = elsewhere_of(warm, by_desc), x = x,
+  rp = { cands = cands, params = params, by_desc = by_desc, warm = elsewhere_of(warm, by_desc), x = x,
     landscape = landscape, best = best, ok = ok, text = st_text, chunkname = chunkname,
     budget = budget, runs = {} }
 end
 
 function M.replay_seed(seed)
   rp.runs[#rp.runs + 1] = replay_one(rp.text, rp.chunkname, rp.cands,
-    space_view(rp.cands, rp.params, rp.by_desc, rp.elsewhere, rp.x), rp.landscape, rp.best, rp.budget, seed)
+    space_view(rp.cands, rp.params, rp.by_desc, rp.warm, rp.x), rp.landscape, rp.best, rp.budget, seed)
 end
 
 function M.replay_end()

@@ -18,8 +18,10 @@
 --      returns to the incumbent: on a plateau (gemm_bf16 at 1024^3, where
 --      hundreds of variants lie within 10%) a search that only ever descends
 --      from its best stays in that best's basin (NOTES.md 2026-12-02).
--- Warm (space.elsewhere: what other landscapes found fastest), step 1 starts
--- with the best few of those.
+-- Warm (space.elsewhere: what other landscapes found fastest), step 1 is the
+-- best few of those, with no spread start, and the model of step 2 starts
+-- from what the nearest landscapes say (space.landscapes), trusted as far as
+-- they rank this one's measured points alike.
 local S = {}
 local space, rng
 local tried = {}
@@ -57,9 +59,87 @@ end
 -- n / (n + 1) (one point says little), negated (higher is faster; 0
 -- unseen). Ranking by it rather than by the values of the fastest five:
 -- the skeleton at 2^26 in 9 measured instead of 14 (NOTES.md 2026-12-02).
+-- Warm, what other landscapes say (space.landscapes, nearest first) is a
+-- prior on the value scores: each landscape's value effects (its mean log
+-- time per value less its mean), trusted as far as it ranks the candidates
+-- measured here as they rank here (Kendall's tau, counted as points come; a
+-- landscape that ranks them backwards counts for nothing, and once none
+-- counts the search is cold, spread start included).
+local PRIORS, PRIOR_W = 3, 3
+local priors = {}
+
+local function landscape_prior(land, weight)
+  if #land < 8 then return nil end
+  local sums, counts, total = {}, {}, 0
+  for _, e in ipairs(land) do total = total + math.log(e.time) end
+  local mean = total / #land
+  local p = { score = {}, time = {}, pts = {}, agree = 0, pairs = 0, weight = weight }
+  for _, e in ipairs(land) do
+    local lt = math.log(e.time) - mean
+    p.time[e.candidate.id] = e.time
+    for _, key in ipairs(keys(e.candidate)) do sums[key], counts[key] = (sums[key] or 0) + lt, (counts[key] or 0) + 1 end
+  end
+  for key, s in pairs(sums) do p.score[key] = -(s / counts[key]) * counts[key] / (counts[key] + 1) end
+  return p
+end
+
+-- A measured candidate that a prior's landscape holds: its pairs with the
+-- earlier ones counted, agreeing or not.
+local function prior_learn(c, time)
+  for _, p in ipairs(priors) do
+    local there = p.time[c.id]
+    if there then
+      for _, q in ipairs(p.pts) do
+        local a = (time - q[1]) * (there - q[2])
+        if a > 0 then p.agree = p.agree + 1 elseif a < 0 then p.agree = p.agree - 1 end
+        p.pairs = p.pairs + 1
+      end
+      p.pts[#p.pts + 1] = { time, there }
+    end
+  end
+end
+
+-- Each prior's trust (its tau once 4 points say, a half before), and their
+-- scores blended by it; nil when none is trusted.
+local function prior_scores()
+  local blend, wsum, top = {}, {}, 0
+  for _, p in ipairs(priors) do
+    local t = #p.pts >= 4 and math.max(0, p.agree / p.pairs) or 0.5
+    t = t * p.weight
+    if t > 0 then
+      top = math.max(top, t)
+      for key, s in pairs(p.score) do blend[key], wsum[key] = (blend[key] or 0) + t * s, (wsum[key] or 0) + t end
+    end
+  end
+  if top == 0 then return nil end
+  for key, s in pairs(blend) do blend[key] = s / wsum[key] end
+  return blend, PRIOR_W * top
+end
+
+-- Cold: the measured points alone. Warm: blended with the trusted priors,
+-- which count as w measurements of each value; when no prior is trusted any
+-- longer the search is cold and the spread start it skipped is queued.
+local spread_queued = false
+local spread_start
 local function value_scores()
   local score = {}
-  for key, s in pairs(sum) do score[key] = -(s / n[key] - all / count) * n[key] / (n[key] + 1) end
+  local prior, w
+  if #priors > 0 then
+    prior, w = prior_scores()
+    if not prior and not spread_queued then
+      spread_queued = true
+      for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
+    end
+  end
+  if not prior then
+    for key, s in pairs(sum) do score[key] = -(s / n[key] - all / count) * n[key] / (n[key] + 1) end
+    return score
+  end
+  for key, p in pairs(prior) do score[key] = p * w / PRIOR_W end
+  for key, s in pairs(sum) do
+    local r = -(s / n[key] - all / count)
+    score[key] = (n[key] * r + w * (prior[key] or 0)) / (n[key] + w)
+  end
   return score
 end
 
@@ -78,7 +158,7 @@ local function by_promise(list)
 end
 
 -- A start that covers every value of every parameter once, at random.
-local function spread_start()
+function spread_start()
   local need = {}
   for _, p in ipairs(space.params) do
     for _, v in ipairs(p.values) do need[p.name .. "=" .. tostring(v)] = true end
@@ -133,7 +213,8 @@ local function kick()
 end
 
 -- Warm (space.elsewhere known: the fastest candidates of other landscapes):
--- the best few of them come first, then the spread start as when cold. An
+-- the best few of them come first, and the priors stand in for the spread
+-- start (NOTES.md 2026-12-02, eleventh: gemm_bf16 1024^3 warm 38 -> 16). An
 -- improvement puts the incumbent's neighbours ahead of the queue, so a good
 -- prediction is descended from at once; a misleading one costs only its few.
 local WARM_START = 4
@@ -143,8 +224,13 @@ function S.init(sp, budget, r)
   tried, queue, incumbent, best_time = {}, {}, nil, nil
   base, base_time, restart = nil, nil, nil
   keys_of, sum, n, all, count, seen = {}, {}, {}, 0, 0, {}
+  priors = {}
+  for i = 1, math.min(PRIORS, #space.landscapes) do
+    priors[#priors + 1] = landscape_prior(space.landscapes[i], 1 / i)
+  end
+  spread_queued = #priors == 0
   for i = 1, math.min(WARM_START, #space.elsewhere) do queue[#queue + 1] = space.elsewhere[i] end
-  for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
+  if #priors == 0 then for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end end
 end
 
 function S.ask(k)
@@ -178,6 +264,7 @@ end
 function S.tell(c, result)
   if result.status ~= "ok" then return end
   local lt = math.log(result.time)
+  prior_learn(c, result.time)
   all, count = all + lt, count + 1
   for _, key in ipairs(keys(c)) do sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1 end
   local fresh = c == restart
