@@ -129,10 +129,10 @@ gemm_landscape() {
     check "ils on gemm_bf16 at $3 warm from other size tuples" 2 "$5" 29
 }
 # 1024^3 with 200 launches a variant (a plateau: 5 within 2% of the best, 52
-# within 5%): ils cold 39, warm from every other size tuple 16 (the nearest
+# within 5%): ils cold 39, warm from every other size tuple 13 (the nearest
 # landscapes' value effects as a prior; 38 without), both in 30 of 30
 gemm_landscape h200-gemm_bf16-1024.jsonl.gz \
-    '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' 1024^3 45 20
+    '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' 1024^3 45 15
 # 2048^3 with 100 launches (23 within 2%): ils cold 35; warm from the tuples of
 # other M, N, K (every layout at 2048^3 left out) 4 (NOTES.md 2026-12-02, eleventh)
 gemm_landscape h200-gemm_bf16-2048.jsonl.gz '"K":2048,"M":2048,"N":2048' 2048^3 38 15

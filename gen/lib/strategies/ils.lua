@@ -212,9 +212,25 @@ local function kick()
   end
 end
 
+-- The k candidates the priors alone rank first (no measurement yet), of
+-- every candidate or, in a large space, of PRIOR_POOL drawn at random (each
+-- scored candidate keeps its keys).
+local PRIOR_POOL = 20000
+local function prior_best(k)
+  if #priors == 0 then return {} end
+  local pool, cands = {}, space.candidates
+  if #cands <= PRIOR_POOL then
+    for i = 1, #cands do pool[i] = cands[i] end
+  else
+    for i = 1, PRIOR_POOL do pool[i] = cands[rng:int(#cands)] end
+  end
+  return { table.unpack(by_promise(pool), 1, math.min(k, #pool)) }
+end
+
 -- Warm (space.elsewhere known: the fastest candidates of other landscapes):
--- the best few of them come first, and the priors stand in for the spread
--- start (NOTES.md 2026-12-02, eleventh: gemm_bf16 1024^3 warm 38 -> 16). An
+-- the best few of them come first, then the two the priors rank first, and
+-- the priors stand in for the spread start (NOTES.md 2026-12-02, eleventh:
+-- gemm_bf16 1024^3 warm 38 -> 13). An
 -- improvement puts the incumbent's neighbours ahead of the queue, so a good
 -- prediction is descended from at once; a misleading one costs only its few.
 local WARM_START = 4
@@ -230,6 +246,7 @@ function S.init(sp, budget, r)
   end
   spread_queued = #priors == 0
   for i = 1, math.min(WARM_START, #space.elsewhere) do queue[#queue + 1] = space.elsewhere[i] end
+  for _, c in ipairs(prior_best(2)) do queue[#queue + 1] = c end
   if #priors == 0 then for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end end
 end
 
