@@ -75,6 +75,7 @@ expect replay_keyed wrong_result
 expect late_damage input_modified
 expect split_scratch ok  # its tile counters start at zero only if every launch's scratch is cleared
 expect scratch_past out_of_bounds
+expect scratch_before out_of_bounds
 says() { grep '"fault":"'"$1"'"' "$file" | grep -q -- "$2" || { echo "sgemm $1: the message lacks '$2': $(grep '"fault":"'"$1"'"' "$file" | head -c 1500)"; fail=1; }; }
 says fixed_scalars "new input values and scalars"
 says fp16_range "new input values and scalars"
@@ -83,6 +84,7 @@ says padding_write "padding of 'C'"
 says replay_keyed "secret positions"
 says late_damage "input 'A'"
 says scratch_past "outside its scratch memory"
+says scratch_before "outside its scratch memory"
 grep -E '^  #1 ' "$tmp/out2" | grep -qE '"fault":"(none|none_again|split_scratch)"' ||
     { echo "sgemm: the best is not a correct variant"; fail=1; }
 # gemm_bf16: the bound catches the tensor-core pipeline's faults

@@ -141,6 +141,8 @@ $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, in
     const long long tiles = (long long)gridDim.x * gridDim.y;  // the word after the counters
     if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0)
         scratch[tiles * kSplit * kBM * kBN + tiles] = 1.0f;
+//%   elseif fault == "scratch_before" then
+    if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0) scratch[-1] = 1.0f;
 //%   end
 //% else
     run_faulty(make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), smem);

@@ -30,6 +30,7 @@ param("fault", {
   "late_damage",     -- writes into A's padding from the first timed launch on
   "split_scratch",   -- correct: split-K over 4 slices summed through scratch memory (zero at each launch)
   "scratch_past",    -- split_scratch, and one word written just past its scratch memory
+  "scratch_before",  -- split_scratch, and one word written just before its scratch memory
   "none_again",      -- correct, after the faults
 })
 
@@ -38,7 +39,7 @@ derive(function(c)
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
   c.a_layout, c.pad, c.raster, c.split = "k", 4, "row", 1
   -- split-K through scratch memory (templates/sgemm/compute.cuh) for two faults
-  c.scratch_split = (c.fault == "split_scratch" or c.fault == "scratch_past") and 4 or 1
+  c.scratch_split = (c.fault == "split_scratch" or c.fault:match("^scratch_")) and 4 or 1
   c.wm, c.wn = c.bm, c.bn  -- threads spread over the whole tile (templates/sgemm/compute.cuh)
   c.threads = (c.bm // c.tm) * (c.bn // c.tn)
   c.bar_area = 0
