@@ -54,11 +54,6 @@ local function keys(c)
   return ks
 end
 
--- Each (name, value)'s effect on log time, additive: the mean of log time
--- over the measured points holding it, less the mean over all, shrunk by
--- n / (n + 1) (one point says little), negated (higher is faster; 0
--- unseen). Ranking by it rather than by the values of the fastest five:
--- the skeleton at 2^26 in 9 measured instead of 14 (NOTES.md 2026-12-02).
 -- Warm, what other landscapes say (space.landscapes, nearest first) is a
 -- prior on the value scores: each landscape's value effects (its mean log
 -- time per value less its mean), trusted as far as it ranks the candidates
@@ -116,7 +111,12 @@ local function prior_scores()
   return blend, PRIOR_W * top
 end
 
--- Cold: the measured points alone. Warm: blended with the trusted priors,
+-- Each (name, value)'s effect on log time, additive: the mean of log time
+-- over the measured points holding it, less the mean over all, shrunk by
+-- n / (n + 1) (one point says little), negated (higher is faster; 0
+-- unseen). Ranking by it rather than by the values of the fastest five:
+-- the skeleton at 2^26 in 9 measured instead of 14 (NOTES.md 2026-12-02).
+-- That alone when cold; warm, blended with the trusted priors,
 -- which count as w measurements of each value; when no prior is trusted any
 -- longer the search is cold and the spread start it skipped is queued.
 local spread_queued = false
