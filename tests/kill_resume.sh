@@ -49,7 +49,8 @@ for i in $(seq 1 "$kills"); do
             { echo "run $i ended by itself with exit $rc: $(tail -3 "$tmp/err.$i")"; exit 1; }
     fi
     file=$(ls "$tmp"/r/*/pipeline.jsonl 2>/dev/null | head -1)
-    now=$(records_ok "${file:-/nonexistent}") || exit 1
+    now=$(records_ok "${file:-/nonexistent}") ||
+        { echo "after kill $i (its runner killed first: $runner_gone); its stderr: $(tail -3 "$tmp/err.$i")"; exit 1; }
     [ "$now" -ge "$before" ] || { echo "kill $i: records went from $before to $now"; exit 1; }
     before=$now
 done

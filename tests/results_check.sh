@@ -8,6 +8,14 @@ records_ok() {
         { echo "results file does not parse: $(cat "$tmp/show.err")" >&2; return 1; }
     lines=$(grep -c . "$file")
     ids=$(grep -o '"id":"[0-9a-f]*"' "$file" | sort -u | wc -l)
-    [ "$lines" = "$ids" ] || { echo "$file: $lines records but $ids distinct ids" >&2; return 1; }
+    if [ "$lines" != "$ids" ]; then
+        echo "$file: $lines records but $ids distinct ids; the repeated ones (status, date, message):" >&2
+        grep -o '"id":"[0-9a-f]*"' "$file" | sort | uniq -d | while read -r dup; do
+            grep -F "$dup" "$file" | while IFS= read -r rec; do
+                echo "  $dup $(grep -o '"status":"[a-z_]*"\|"date":"[^"]*"\|"verified":"[^"]*"\|"message":"[^"]\{0,200\}' <<<"$rec" | tr '\n' ' ')" >&2
+            done
+        done
+        return 1
+    fi
     echo "$lines"
 }
