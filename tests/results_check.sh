@@ -9,7 +9,7 @@ records_ok() {
     lines=$(grep -c . "$file")
     ids=$(grep -o '"id":"[0-9a-f]*"' "$file" | sort -u | wc -l)
     if [ "$lines" != "$ids" ]; then
-        echo "$file: $lines records but $ids distinct ids; the repeated ones (status, date, message):" >&2
+        echo "$file: $lines records but $ids distinct ids; the repeated ones (status, date, verified, message):" >&2
         grep -o '"id":"[0-9a-f]*"' "$file" | sort | uniq -d | while read -r dup; do
             grep -F "$dup" "$file" | while IFS= read -r rec; do
                 echo "  $dup $(grep -o '"status":"[a-z_]*"\|"date":"[^"]*"\|"verified":"[^"]*"\|"message":"[^"]\{0,200\}' <<<"$rec" | tr '\n' ' ')" >&2

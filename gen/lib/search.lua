@@ -299,28 +299,28 @@ end
 -- second...), each candidate once, at most MAX_ELSEWHERE.
 local MAX_ELSEWHERE = 64
 local function elsewhere_of(warm, by_desc)
-  local ranked, lands = {}, {}
+  local lands = {}
   for _, land in ipairs(warm or {}) do
     local list = {}
     for desc, r in pairs(land) do
       if r.status == "ok" and by_desc[desc] then list[#list + 1] = { desc = desc, ms = r.ms } end
     end
     table.sort(list, function(a, b) return a.ms < b.ms or (a.ms == b.ms and a.desc < b.desc) end)
-    ranked[#ranked + 1] = list
-    local pairs_ro = {}
-    for i, e in ipairs(list) do pairs_ro[i] = readonly({ candidate = by_desc[e.desc], time = e.ms }) end
-    lands[#lands + 1] = readonly(pairs_ro)
+    local entries = {}
+    for i, e in ipairs(list) do entries[i] = readonly({ candidate = by_desc[e.desc], time = e.ms }) end
+    lands[#lands + 1] = entries
   end
   local out, seen = {}, {}
   for rank = 1, MAX_ELSEWHERE do
-    for _, list in ipairs(ranked) do
-      local e = list[rank]
-      if e and not seen[e.desc] and #out < MAX_ELSEWHERE then
-        seen[e.desc] = true
-        out[#out + 1] = by_desc[e.desc]
+    for _, entries in ipairs(lands) do
+      local e = entries[rank]
+      if e and not seen[e.candidate] and #out < MAX_ELSEWHERE then
+        seen[e.candidate] = true
+        out[#out + 1] = e.candidate
       end
     end
   end
+  for i, entries in ipairs(lands) do lands[i] = readonly(entries) end
   return { elsewhere = out, landscapes = readonly(lands) }
 end
 

@@ -62,6 +62,7 @@ end
 -- counts the search is cold, spread start included).
 local PRIORS, PRIOR_W = 3, 3
 local priors = {}
+local spread_queued = false -- the spread start queued (at once when cold)
 
 local function landscape_prior(land, weight)
   if #land < 8 then return nil end
@@ -116,21 +117,12 @@ end
 -- n / (n + 1) (one point says little), negated (higher is faster; 0
 -- unseen). Ranking by it rather than by the values of the fastest five:
 -- the skeleton at 2^26 in 9 measured instead of 14 (NOTES.md 2026-12-02).
--- That alone when cold; warm, blended with the trusted priors,
--- which count as w measurements of each value; when no prior is trusted any
--- longer the search is cold and the spread start it skipped is queued.
-local spread_queued = false
-local spread_start
+-- That alone when cold; warm, blended with the trusted priors, which
+-- count as w measurements of each value.
 local function value_scores()
   local score = {}
   local prior, w
-  if #priors > 0 then
-    prior, w = prior_scores()
-    if not prior and not spread_queued then
-      spread_queued = true
-      for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
-    end
-  end
+  if #priors > 0 then prior, w = prior_scores() end
   if not prior then
     for key, s in pairs(sum) do score[key] = -(s / n[key] - all / count) * n[key] / (n[key] + 1) end
     return score
@@ -158,7 +150,7 @@ local function by_promise(list)
 end
 
 -- A start that covers every value of every parameter once, at random.
-function spread_start()
+local function spread_start()
   local need = {}
   for _, p in ipairs(space.params) do
     for _, v in ipairs(p.values) do need[p.name .. "=" .. tostring(v)] = true end
@@ -282,6 +274,11 @@ function S.tell(c, result)
   if result.status ~= "ok" then return end
   local lt = math.log(result.time)
   prior_learn(c, result.time)
+  if not spread_queued and not prior_scores() then
+    -- no prior is trusted any longer: the search is cold, spread start and all
+    spread_queued = true
+    for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
+  end
   all, count = all + lt, count + 1
   for _, key in ipairs(keys(c)) do sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1 end
   local fresh = c == restart
