@@ -12,8 +12,9 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 fail=0
 i=0
-for tile in "bm=64 bn=64" "bm=128 bn=128" "bm=128 bn=256" "bm=256 bn=128"; do
-    for threads in "tm=8 tn=8 warp=block" "tm=8 tn=8 warp=wide" "tm=8 tn=8 warp=tall" "tm=4 tn=4"; do
+for tile in "bm=64 bn=64" "bm=128 bn=128" "bm=64 bn=256" "bm=128 bn=256"; do
+    for threads in "tm=8 tn=8 warp=block" "tm=8 tn=8 warp=wide" "tm=8 tn=8 warp=tall" "tm=4 tn=4" \
+        "tm=8 tn=16 warp=block" "tm=8 tn=16 warp=wide" "tm=8 tn=16 warp=tall"; do
         for layout in k m; do
             sel="barrier=syncthreads loaders=all producer=cp_async $tile bk=16 $threads stages=3 a_layout=$layout raster=row"
             i=$((i + 1))

@@ -15,7 +15,7 @@ for arch in sm_90 sm_80; do
 done
 kinds=("barrier=syncthreads loaders=all" "barrier=syncthreads loaders=producers producer_warps=2"
     "barrier=named producer_warps=2" "barrier=cuda_barrier producer_warps=4"
-    "barrier=mbarrier producer_warps=1" "barrier=mbarrier producer_warps=2")
+    "barrier=mbarrier producer_warps=4" "barrier=mbarrier producer_warps=2")
 # check NAME PTX MUST... -- MUSTNOT...
 . "$root/tests/has_patterns.sh"
 check() { has_patterns "$@"; }

@@ -20,6 +20,8 @@
 #   tune-sgemm3    the few-tile regions ils missed (4 x 4 thread tiles with split-K, 64-row tiles), emit
 #   ncu-sgemm      ncu's warp-state and pipe sections of one launch of the 4096^3 best (NCU_CONFIG)
 #   tune-scratch   split-K through scratch memory at the few-tile sgemm shapes (ils), then emit
+#   tune-regions   sgemm regions of SGEMM_REGIONS ("M N K|k=v..." separated by ';'), ils,
+#                  SGEMM_BUDGET s each; then emit
 #   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
@@ -216,6 +218,9 @@ for line in sys.stdin:
           sgemm_regions tune-scratch "${SGEMM_BUDGET:-40}" "256 256 16384|barrier=mbarrier producer=cp_async" \
               "512 512 512|barrier=mbarrier producer=cp_async" "1024 1024 1024|producer=cp_async" \
               "16384 128 4096|producer=cp_async" "256 256 16384|producer=cp_async tm=4 tn=4" ;;
+    tune-regions) # the regions a change of the space opened (SGEMM_REGIONS), ils; then emit
+          IFS=';' read -r -a regions <<<"${SGEMM_REGIONS:?M N K|k=v...;...}"
+          sgemm_regions tune-regions "${SGEMM_BUDGET:-40}" "${regions[@]}" ;;
     ncu-sgemm) # where the 4096^3 best loses to cuBLAS: warp stalls, issue and pipes (one launch)
           rm -rf /tmp/ncu-r
           timeout 150 ncu --clock-control none --kernel-name bartune_kernel --launch-skip 12 --launch-count 1 \

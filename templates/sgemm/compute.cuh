@@ -18,6 +18,39 @@ __host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
     return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
+//% if tn == 16 then
+// One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
+// next k's fragments read before this k's FMAs (two register sets: a
+// 16-wide thread tile's 128 accumulators leave no room for four k at once).
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, const Place& pl, int k,
+                                               float (&a)[kTM], float (&b)[kTN]) {
+#pragma unroll
+    for (int i = 0; i < kTM; i += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(As + k * kAStride + row_of(pl, i));
+        a[i] = v.x, a[i + 1] = v.y, a[i + 2] = v.z, a[i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < kTN; j += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(Bs + k * kBN + col_of(pl, j));
+        b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
+    }
+}
+__device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
+                                             float (&acc)[kTM][kTN]) {
+    static_assert(kAKMajor, "one k at a time reads A's fragments from a k-major stage");
+    const Place pl = place_of(ctid);
+    float a[2][kTM], b[2][kTN];
+    load_fragments(As, Bs, pl, 0, a[0], b[0]);
+#pragma unroll
+    for (int k = 0; k < kBK; ++k) {
+        if (k + 1 < kBK) load_fragments(As, Bs, pl, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+    }
+}
+//% else
 // One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
@@ -55,6 +88,7 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
                 for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
     }
 }
+//% end
 
 // C = alpha * acc + beta * C for this thread's elements inside M x N; C is
 // not read when beta is 0 (BLAS: C may hold anything then).
