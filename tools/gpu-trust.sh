@@ -23,6 +23,8 @@
 #   tune-regions   sgemm regions of SGEMM_REGIONS ("M N K|k=v..." separated by ';'), ils,
 #                  SGEMM_BUDGET s each; then emit
 #   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
+#   ncu-mix        ncu at 4096^3 of each sgemm config of NCU_CONFIGS (';'-separated) and of
+#                  cuBLAS's kernel through bench: issue, warp states, executed instruction mix
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
@@ -230,6 +232,27 @@ for line in sys.stdin:
               tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2} --size M=4096 --size N=4096 \
               --size K=4096 --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-sgemm.log" 2>&1
           echo "ncu rc=$?"; grep -E "Warp Cycles|Stall|Issue|Pipe|Throughput|Eligible|Bank" "$out/ncu-sgemm.log" | head -40 ;;
+    ncu-mix) # what our kernels issue against cuBLAS's at 4096^3 (issue 24: issue-bound, NOTES)
+          sections="--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats
+              --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats
+              --metrics sass__inst_executed_per_opcode --print-metric-instances values"
+          sizes="--size M=4096 --size N=4096 --size K=4096"
+          IFS=';' read -r -a cfgs <<<"${NCU_CONFIGS:?k=v...;...}"
+          i=0
+          for c in "${cfgs[@]}"; do
+              i=$((i + 1)) && rm -rf /tmp/ncu-r
+              # shellcheck disable=SC2086 # the sections, the config and the sizes are words
+              timeout 100 ncu --clock-control none --kernel-name bartune_kernel --launch-skip 12 --launch-count 1 \
+                  $sections $b run gen/sgemm.lua $c $sizes --timeout 30 --no-emit --results /tmp/ncu-r \
+                  >"$out/ncu-mix-$i.log" 2>&1
+              echo "$c: ncu rc=$?"
+          done
+          # shellcheck disable=SC2086
+          timeout 150 ncu --clock-control none --kernel-name regex:gemm --launch-skip 5 --launch-count 1 \
+              $sections $b bench gen/sgemm.lua $sizes --sustain 0 >"$out/ncu-mix-cublas.log" 2>&1
+          echo "cuBLAS: ncu rc=$?"
+          grep -hE "^  [a-zA-Z_0-9]+.*\(|Registers Per|Block Size|Grid Size|Issue Slots Busy|Executed Ipc A|FMA|No Eligible|Eligible Warps|Warp Cycles Per Issued" \
+              "$out"/ncu-mix-*.log | head -80 ;;
     ncu-tallk) # why split 8 (128 blocks) is no faster than split 4 (64) at 256 x 256 x 16384: are
           # SMs idle (clusters packed onto fewer SMs) or is each block slower, and on what does it
           # wait (warp states, memory)? TALLK_SPLITS: the splits (default 4 8)
