@@ -26,9 +26,9 @@ param("bn", { 64, 128, 256 })
 param("bk", { 8, 16, 32 })        -- k-tile
 -- One consumer thread's tile: tm x tn. 8 x 16 (128 accumulators) is the
 -- register-rich consumer: a 128 x 128 tile in four warps of 64 x 64 (warp
--- = "tall"): per k a warp does twice the FMAs of an 8 x 8 warp tile for
--- 4/3 of its shared-memory reads; fragments one k at a time
--- (templates/sgemm/compute.cuh).
+-- = "tall"; cuBLAS's sm80 FFMA kernel on the H200 is 8 x 16 in 256 x 128 x
+-- 8 tiles): per k a warp does twice the FMAs of an 8 x 8 warp tile for 4/3
+-- of its shared-memory reads (templates/sgemm/compute.cuh).
 param("tm", { 4, 8 })
 param("tn", { 4, 8, 16 })
 -- Who shares a tile of C: "block" spreads every consumer thread over the
@@ -134,8 +134,8 @@ end)
 constraint("warp tiles tile the block tile", function(c)
   return c.bm % c.wm == 0 and c.bn % c.wn == 0
 end)
-constraint("16-wide thread tiles are 8 x 16, their fragments read from a k-major stage", function(c)
-  return c.tn < 16 or (c.tm == 8 and c.a_layout == "k")
+constraint("16-wide thread tiles are 8 x 16", function(c)
+  return c.tn < 16 or c.tm == 8
 end)
 constraint("register loading through all warps double-buffers: two stages", function(c)
   return not (c.loaders == "all" and c.producer == "regs") or c.stages == 2
