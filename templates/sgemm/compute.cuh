@@ -18,7 +18,7 @@ __host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
     return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
-//% if tn == 16 and a_layout == "k" then
+//% if tn == 16 then
 // One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
 // next k's fragments read before this k's FMAs (two register sets: a
 // 16-wide thread tile's 128 accumulators leave no room for four k at once).
@@ -48,41 +48,6 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
             for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
-    }
-}
-//% elseif tn == 16 then
-// One k-tile from stage (As, Bs): kBK rank-1 updates. B's fragments one k at
-// a time, the next k's read before this k's FMAs; A's four k of each row at
-// once from the m-major stage (which 16-byte copies fill as A lies).
-__device__ __forceinline__ void load_b(const float* Bs, const Place& pl, int k, float (&b)[kTN]) {
-#pragma unroll
-    for (int j = 0; j < kTN; j += 4) {
-        const float4 v = *reinterpret_cast<const float4*>(Bs + k * kBN + col_of(pl, j));
-        b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
-    }
-}
-__device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
-                                             float (&acc)[kTM][kTN]) {
-    const Place pl = place_of(ctid);
-    float b[2][kTN];
-    load_b(Bs, pl, 0, b[0]);
-#pragma unroll
-    for (int kk = 0; kk < kBK; kk += 4) {
-        float a[kTM][4];  // four k of each of this thread's rows
-#pragma unroll
-        for (int i = 0; i < kTM; ++i) {
-            const float4 v = *reinterpret_cast<const float4*>(As + row_of(pl, i) * kAStride + kk);
-            a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
-        }
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-            const int k = kk + q;
-            if (k + 1 < kBK) load_b(Bs, pl, k + 1, b[(k + 1) & 1]);
-#pragma unroll
-            for (int i = 0; i < kTM; ++i)
-#pragma unroll
-                for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[i][q], b[k & 1][j], acc[i][j]);
-        }
     }
 }
 //% else
