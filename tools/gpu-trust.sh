@@ -235,7 +235,8 @@ for line in sys.stdin:
     ncu-mix) # what our kernels issue against cuBLAS's at 4096^3 (issue 24: issue-bound, NOTES)
           sections="--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats
               --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats
-              --metrics sass__inst_executed_per_opcode --print-metric-instances values"
+              --metrics sass__inst_executed_per_opcode,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio
+              --print-metric-instances values"
           sizes="--size M=4096 --size N=4096 --size K=4096"
           IFS=';' read -r -a cfgs <<<"${NCU_CONFIGS:?k=v...;...}"
           i=0
@@ -251,8 +252,8 @@ for line in sys.stdin:
           timeout 150 ncu --clock-control none --kernel-name regex:gemm --launch-skip 5 --launch-count 1 \
               $sections $b bench gen/sgemm.lua $sizes --sustain 0 >"$out/ncu-mix-cublas.log" 2>&1
           echo "cuBLAS: ncu rc=$?"
-          grep -hE "^  [a-zA-Z_0-9]+.*\(|Registers Per|Block Size|Grid Size|Issue Slots Busy|Executed Ipc A|FMA|No Eligible|Eligible Warps|Warp Cycles Per Issued" \
-              "$out"/ncu-mix-*.log | head -80 ;;
+          grep -hE "^  [a-zA-Z_0-9]+.*\(|Registers Per|Block Size|Grid Size|Issue Slots Busy|Executed Ipc A|FMA|No Eligible|Eligible Warps|Warp Cycles Per Issued|issue_stalled" \
+              "$out"/ncu-mix-*.log | head -120 ;;
     ncu-tallk) # why split 8 (128 blocks) is no faster than split 4 (64) at 256 x 256 x 16384: are
           # SMs idle (clusters packed onto fewer SMs) or is each block slower, and on what does it
           # wait (warp states, memory)? TALLK_SPLITS: the splits (default 4 8)
