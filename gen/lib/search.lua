@@ -66,10 +66,14 @@ local function readonly(t)
   return p
 end
 
--- "a=1 b=x": every name of a config, sorted, as the records' key.
-function M.describe(values)
+-- "a=1 b=x": every name of a config, sorted, as the records' key; with
+-- `defaults` (name -> a parameter's declared default) those at their
+-- default left out, as the records name them.
+function M.describe(values, defaults)
   local names = {}
-  for k in pairs(values) do names[#names + 1] = k end
+  for k, v in pairs(values) do
+    if not (defaults and defaults[k] == v) then names[#names + 1] = k end
+  end
   table.sort(names)
   local parts = {}
   for _, k in ipairs(names) do parts[#parts + 1] = k .. "=" .. tostring(values[k]) end
@@ -79,24 +83,39 @@ end
 -- Every launch configuration of every variant of S for dev, in the order
 -- of M.variants (variant by variant, launch configuration by launch
 -- configuration), so that a candidate's id names both for the C side.
+-- A candidate's values hold every parameter that applies, those at their
+-- declared default too; its desc leaves those out, as its records do.
 function M.candidates(S, dev, overrides)
   local list = space_lib.variants(S, dev, overrides or {})
   local out, params = {}, {}
-  for _, p in ipairs(S.params) do params[#params + 1] = { name = p.name, values = p.values } end
+  for _, p in ipairs(S.params) do params[#params + 1] = { name = p.name, values = p.values, default = p.default } end
   for _, p in ipairs(S.launch) do params[#params + 1] = { name = p.name, values = p.values } end
+  local defaults = M.defaults_of(params)
   for _, v in ipairs(list) do
     local base, key = {}, {}
     for _, pv in ipairs(v.params) do base[pv[1]] = pv[2]; key[#key + 1] = pv[1] .. "=" .. tostring(pv[2]) end
+    for _, pv in ipairs(v.defaults) do base[pv[1]] = pv[2] end
     for _, combo in ipairs(v.launches) do
       local values = {}
       for k, x in pairs(base) do values[k] = x end
       for _, lv in ipairs(combo) do values[lv[1]] = lv[2] end
       out[#out + 1] = readonly({ id = #out + 1, values = readonly(values), key = table.concat(key, " "),
-        desc = M.describe(values) })
+        desc = M.describe(values, defaults) })
     end
   end
-  for i, p in ipairs(params) do params[i] = readonly({ name = p.name, values = readonly(p.values) }) end
+  for i, p in ipairs(params) do
+    params[i] = readonly({ name = p.name, values = readonly(p.values), default = p.default })
+  end
   return readonly(out), readonly(params)
+end
+
+-- name -> declared default, of the params that declare one
+function M.defaults_of(params)
+  local d = {}
+  for _, p in ipairs(params) do
+    if p.default ~= nil then d[p.name] = p.default end
+  end
+  return d
 end
 
 -- The candidates by their canonical description (made once, like them).
@@ -155,8 +174,9 @@ local function space_view(cands, params, by_desc, warm, x)
   local view = { candidates = cands, params = params, elsewhere = readonly(warm.elsewhere or {}),
     landscapes = warm.landscapes or readonly({}) }
   local function frozen() return readonly(view) end
+  local defaults = M.defaults_of(params)
   -- The candidate with exactly these values, or nil (not valid in the space).
-  function view.find(values) return by_desc[M.describe(values)] end
+  function view.find(values) return by_desc[M.describe(values, defaults)] end
   local cache, near_cache = {}, {}
   function view.neighbours(c)
     if cache[c.id] then return cache[c.id] end
@@ -168,7 +188,7 @@ local function space_view(cands, params, by_desc, warm, x)
             local values = {}
             for k, x in pairs(c.values) do values[k] = x end
             values[p.name] = v
-            local n = by_desc[M.describe(values)]
+            local n = by_desc[M.describe(values, defaults)]
             if n then out[#out + 1] = n end
           end
         end

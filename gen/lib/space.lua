@@ -84,7 +84,7 @@ function M.load(text, chunkname, read, read_problem)
         error("parameter '" .. name .. "' has no values (give a list such as {1, 2, 4})", 2)
       end
       if opts ~= nil and (type(opts) ~= "table" or (opts.when ~= nil and type(opts.when) ~= "function")) then
-        error("parameter '" .. name .. "': the third argument is { when = function(c) ... end }", 2)
+        error("parameter '" .. name .. "': the third argument is { when = function(c) ... end, default = value }", 2)
       end
       local seen, copy = {}, {}
       for i = 1, rawlen(values) do
@@ -94,7 +94,15 @@ function M.load(text, chunkname, read, read_problem)
         seen[v] = i
         copy[i] = v
       end
-      local p = { name = name, values = copy, launch = launch, when = opts and opts.when }
+      -- default: the value a variant had before this parameter was declared.
+      -- A variant at it is named without it (its source and its records
+      -- stay as they were); one that names no value for it gets it.
+      local default = opts and opts.default
+      if default ~= nil and (launch or not seen[default]) then
+        error("parameter '" .. name .. "': " .. (launch and "a launch parameter takes no default"
+          or "its default " .. tostring(default) .. " is not one of its values"), 2)
+      end
+      local p = { name = name, values = copy, launch = launch, when = opts and opts.when, default = default }
       list[#list + 1] = p
       S.byname[name] = p
     end
@@ -483,9 +491,14 @@ function M.variants(S, dev, overrides)
     end
     local launches = launch_combos(S, cfg, only)
     if #launches == 0 then return end
-    local v = { params = {}, derived = {}, launches = launches }
+    local v = { params = {}, derived = {}, launches = launches, defaults = {} }
     for _, p in ipairs(S.params) do
-      if c[p.name] ~= nil then v.params[#v.params + 1] = { p.name, c[p.name] } end
+      local val = c[p.name]
+      if val ~= nil and val == p.default then
+        v.defaults[#v.defaults + 1] = { p.name, val } -- named without it (see param's default)
+      elseif val ~= nil then
+        v.params[#v.params + 1] = { p.name, val }
+      end
     end
     local names = {}
     for k in pairs(cfg) do if not S.byname[k] then names[#names + 1] = k end end
@@ -510,8 +523,8 @@ local function config_of(S, values, dev, need_launch)
   for _, p in ipairs(S.params) do
     local s = values[p.name]
     if applies(S, p, c) then
-      if s == nil then error("no value for parameter '" .. p.name .. "' (" .. describe(c, S) .. ")", 0) end
-      c[p.name] = declared_value(S, p, s, p.name)
+      if s == nil and p.default == nil then error("no value for parameter '" .. p.name .. "' (" .. describe(c, S) .. ")", 0) end
+      if s == nil then c[p.name] = p.default else c[p.name] = declared_value(S, p, s, p.name) end
     elseif s ~= nil then
       error("parameter '" .. p.name .. "' does not apply to " .. describe(c, S), 0)
     end
