@@ -40,15 +40,6 @@ param("tn", { 4, 8, 16 })
 param("warp", { "block", "wide", "tall" }, { when = function(c) return c.tm == 8 and c.tn >= 8 end })
 param("stages", { 2, 3, 4, 6 })
 param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
--- An 8 x 8 consumer's fragments from a k-major stage: four k at a time
--- ("k4", 64 registers of fragments, then 256 FMAs) or one k at a time with
--- the next k's read before this k's FMAs ("db", 32 registers). ncu of the
--- 4096^3 best (k4, two blocks an SM at 128 registers) has its warps wait on
--- shared-memory loads most (short scoreboard 0.42 a issued instruction,
--- cuBLAS's 0.21). Declared after the k4 records: they stay current.
-param("frag", { "k4", "db" }, { default = "k4", when = function(c)
-  return c.a_layout == "k" and c.tm == 8 and c.tn == 8
-end })
 param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,

@@ -18,8 +18,7 @@ __host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
     return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
-//% -- 8 x 16 tiles always read one k at a time; 8 x 8 ones when frag = "db"
-//% if tn == 16 or frag == "db" then
+//% if tn == 16 then
 // One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
 // next k's fragments read before this k's FMAs (two register sets: a
 // 16-wide thread tile's 128 accumulators leave no room for four k at once).
