@@ -98,9 +98,12 @@ function M.load(text, chunkname, read, read_problem)
       -- A variant at it is named without it (its source and its records
       -- stay as they were); one that names no value for it gets it.
       local default = opts and opts.default
-      if default ~= nil and (launch or not seen[default]) then
-        error("parameter '" .. name .. "': " .. (launch and "a launch parameter takes no default"
-          or "its default " .. tostring(default) .. " is not one of its values"), 2)
+      if default ~= nil and launch then
+        error("launch parameter '" .. name .. "' takes no default (a launch value is no part of a variant's name)", 2)
+      elseif default ~= nil and not seen[default] then
+        local shown = type(default) == "number" or type(default) == "string" and #default <= 60
+        error("parameter '" .. name .. "': its default " .. (shown and tostring(default) .. " " or "") ..
+          "is not one of its values", 2)
       end
       local p = { name = name, values = copy, launch = launch, when = opts and opts.when, default = default }
       list[#list + 1] = p
