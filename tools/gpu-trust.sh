@@ -23,6 +23,8 @@
 #   tune-regions   sgemm regions of SGEMM_REGIONS ("M N K|k=v..." separated by ';'), ils,
 #                  SGEMM_BUDGET s each; then emit
 #   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
+#   sass           the SASS of each sgemm config of SASS_CONFIGS (';'-separated): cuobjdump -sass
+#                  into $OUT/sass-N.txt and an opcode count of each (cuobjdump is not on the CPU host)
 #   ncu-mix        ncu at 4096^3 of each sgemm config of NCU_CONFIGS (';'-separated) and of
 #                  cuBLAS's kernel through bench: issue, warp states, executed instruction mix
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
@@ -232,6 +234,20 @@ for line in sys.stdin:
               tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2} --size M=4096 --size N=4096 \
               --size K=4096 --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-sgemm.log" 2>&1
           echo "ncu rc=$?"; grep -E "Warp Cycles|Stall|Issue|Pipe|Throughput|Eligible|Bank" "$out/ncu-sgemm.log" | head -40 ;;
+    sass) # what nvcc made of a variant's main loop: the order of its FFMAs, LDS and barriers
+          IFS=';' read -r -a cfgs <<<"${SASS_CONFIGS:?k=v...;...}"
+          i=0
+          for c in "${cfgs[@]}"; do
+              i=$((i + 1)) && rm -rf /tmp/sass-c
+              # shellcheck disable=SC2086 # the config is words
+              $b compile gen/sgemm.lua $c --arch sm_90 --cache /tmp/sass-c >/dev/null 2>&1
+              cubin=$(ls /tmp/sass-c/*.cubin | head -1)
+              { echo "# $c"; cuobjdump -sass "$cubin"; } >"$out/sass-$i.txt" 2>&1
+              echo "$c:"
+              grep -oE '^ +/\*[0-9a-f]{4,}\*/ +[A-Z][A-Z0-9._]+' "$out/sass-$i.txt" | awk '{sub(/\..*/, "", $2); print $2}' |
+                  sort | uniq -c | sort -rn | head -12 | tr '\n' ' '
+              echo
+          done ;;
     ncu-mix) # what our kernels issue against cuBLAS's at 4096^3 (issue 24: issue-bound, NOTES)
           sections="--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats
               --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats
