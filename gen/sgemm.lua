@@ -40,6 +40,17 @@ param("tn", { 4, 8, 16 })
 param("warp", { "block", "wide", "tall" }, { when = function(c) return c.tm == 8 and c.tn >= 8 end })
 param("stages", { 2, 3, 4, 6 })
 param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
+-- An 8 x 8 consumer's fragments from a k-major stage: four k, then their
+-- 256 FMAs ("k4"), or two k at a time with the next two read before these
+-- two's FMAs ("k2"): the same 64 registers of fragments, the loads
+-- overlapping the FMAs. ncu of the 4096^3 best (k4, two blocks an SM at 128
+-- registers) has its warps wait on shared-memory loads most (short
+-- scoreboard 0.42 an issued instruction, cuBLAS's 0.21); one k at a time
+-- double-buffered lost (3.6047 ms against 3.0622, NOTES.md 2026-12-02).
+-- Declared after the k4 records with k4 as the default: they stay current.
+param("frag", { "k4", "k2" }, { default = "k4", when = function(c)
+  return c.a_layout == "k" and c.tm == 8 and c.tn == 8
+end })
 param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,
