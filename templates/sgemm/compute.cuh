@@ -18,10 +18,17 @@ __host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
     return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
-//% if tn == 16 then
+//% -- one k at a time (8 x 16) or two (frag = "k2"), both through load_fragments
+//% if tn == 16 or frag == "k2" then
+//%   if tn == 16 then
 // One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
 // next k's fragments read before this k's FMAs (two register sets: a
 // 16-wide thread tile's 128 accumulators leave no room for four k at once).
+//%   else
+// One k-tile from stage (As, Bs): kBK rank-1 updates, two k at a time, the
+// next two k's fragments read before these two's FMAs: the four-k loop's 64
+// fragment registers as two sets, so shared-memory loads overlap the FMAs.
+//%   end
 __device__ __forceinline__ void load_fragments(const float* As, const float* Bs, const Place& pl, int k,
                                                float (&a)[kTM], float (&b)[kTN]) {
 #pragma unroll
@@ -35,6 +42,7 @@ __device__ __forceinline__ void load_fragments(const float* As, const float* Bs,
         b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
     }
 }
+//%   if tn == 16 then
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
     static_assert(kAKMajor, "one k at a time reads A's fragments from a k-major stage");
@@ -50,35 +58,19 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
             for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
     }
 }
-//% elseif frag == "k2" then
-// One k-tile from stage (As, Bs): kBK rank-1 updates, two k at a time, the
-// next two k's fragments read before these two's FMAs: the four-k loop's 64
-// fragment registers as two sets, so shared-memory loads overlap the FMAs.
-__device__ __forceinline__ void load_two(const float* As, const float* Bs, const Place& pl, int k,
-                                         float (&a)[2][kTM], float (&b)[2][kTN]) {
-#pragma unroll
-    for (int q = 0; q < 2; ++q) {
-#pragma unroll
-        for (int i = 0; i < kTM; i += 4) {
-            const float4 v = *reinterpret_cast<const float4*>(As + (k + q) * kAStride + row_of(pl, i));
-            a[q][i] = v.x, a[q][i + 1] = v.y, a[q][i + 2] = v.z, a[q][i + 3] = v.w;
-        }
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4) {
-            const float4 v = *reinterpret_cast<const float4*>(Bs + (k + q) * kBN + col_of(pl, j));
-            b[q][j] = v.x, b[q][j + 1] = v.y, b[q][j + 2] = v.z, b[q][j + 3] = v.w;
-        }
-    }
-}
+//%   else
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
     const Place pl = place_of(ctid);
     float a[2][2][kTM], b[2][2][kTN];
-    load_two(As, Bs, pl, 0, a[0], b[0]);
+#pragma unroll
+    for (int q = 0; q < 2; ++q) load_fragments(As, Bs, pl, q, a[0][q], b[0][q]);
 #pragma unroll
     for (int k = 0; k < kBK; k += 2) {
         const int s = (k / 2) & 1;
-        if (k + 2 < kBK) load_two(As, Bs, pl, k + 2, a[s ^ 1], b[s ^ 1]);
+#pragma unroll
+        for (int q = 0; q < 2; ++q)
+            if (k + 2 < kBK) load_fragments(As, Bs, pl, k + 2 + q, a[s ^ 1][q], b[s ^ 1][q]);
 #pragma unroll
         for (int q = 0; q < 2; ++q)
 #pragma unroll
@@ -87,6 +79,7 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
                 for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[s][q][i], b[s][q][j], acc[i][j]);
     }
 }
+//%   end
 //% else
 // One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
