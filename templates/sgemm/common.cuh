@@ -91,6 +91,16 @@ __device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, cons
     return g;
 }
 
+//% if bounds == "hoisted" then
+// Whether k-tile k0.. of this block lies whole inside both matrices with
+// 16-byte-aligned rows: every tile but the last row and column of tiles and
+// a partial last k-tile. Its loads need no check of their own (bounds =
+// "hoisted": one test per k-tile instead of one per float4 and element).
+__device__ __forceinline__ bool whole_tile(const Gemm& g, int k0) {
+    return g.a_vec && g.b_vec && g.m0 + kBM <= g.M && g.n0 + kBN <= g.N && k0 + kBK <= g.K;
+}
+
+//% end
 __device__ __forceinline__ float* a_stage(unsigned char* smem, int s) {
     return reinterpret_cast<float*>(smem + kBarArea) + s * kAStage;
 }

@@ -33,6 +33,30 @@ __device__ __forceinline__ void copy4(float* dst, int step, const float* row, co
 
 __device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
     const int k0 = (g.kt0 + kt) * kBK;
+//% if bounds == "hoisted" then
+    if (whole_tile(g, k0)) {  // no checks and no zero fill: whole copies
+#pragma unroll
+        for (int it = 0; it < kAIters; ++it) {
+            const int u = ptid + it * kLoaders;
+            if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
+            const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+            const float* src = g.A + (long long)(g.m0 + row) * g.lda + k0 + kq;
+            if (kAKMajor)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) cp_async4(As + (kq + q) * kAStride + row, src + q, true);
+            else
+                cp_async16(As + row * kAStride + kq, src, 16);
+        }
+#pragma unroll
+        for (int it = 0; it < kBIters; ++it) {
+            const int u = ptid + it * kLoaders;
+            if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
+            const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+            cp_async16(Bs + kr * kBN + nq, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, 16);
+        }
+        return;
+    }
+//% end
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;
