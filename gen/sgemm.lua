@@ -74,15 +74,6 @@ param("scratch_split", { 1, 4, 16, 32 }, { when = function(c)
   return small(c) and c.raster == "row" and (c.split or 1) == 1 and c.barrier ~= "syncthreads" and
       c.producer ~= "regs" and c.tm * c.tn < 64
 end })
--- How the loaders keep inside the matrices: every float4 and element
--- checked against the edges on every k-tile ("checked"), or one test per
--- k-tile, whole tiles loading with no checks ("hoisted"; the edge tiles as
--- before). ncu of the 4096^3 best: 2.67 G instructions issued against
--- cuBLAS's 2.44 G, the FFMAs alike; PTX of its main loop: 310 of 1334
--- instructions not FMAs, most of them the loader's address and edge work.
-param("bounds", { "checked", "hoisted" }, { default = "checked", when = function(c)
-  return c.loaders == "all" and c.tm == 8 and c.tn == 8 and c.a_layout == "k" and c.min_blocks == 2
-end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
 local ksplit = function(c) return math.max(c.split or 1, c.scratch_split or 1) end

@@ -21,8 +21,7 @@ __device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigne
     float* Bs = b_stage(smem, s);
     const int k0 = (g.kt0 + kt) * kBK;
     const uint32_t bar = full_bar(smem, s);
-    const bool whole = g.a_vec && g.b_vec && g.m0 + kBM <= g.M && g.n0 + kBN <= g.N && k0 + kBK <= g.K;
-    if (!whole) {
+    if (!(inside_tile(g, k0) && g.a_vec && g.b_vec)) {
         issue(g, kt, ptid, As, Bs);
         asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
         return;

@@ -31,32 +31,36 @@ __device__ __forceinline__ void copy4(float* dst, int step, const float* row, co
     for (int q = 0; q < 4; ++q) cp_async4(dst + q * step, q < left ? row + q : base, q < left);
 }
 
+// A k-tile inside both matrices (inside_tile): whole copies with no checks,
+// 16 bytes where kVec (both operands aligned) and the stage's layout allow.
+template <bool kVec>
+__device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
+              g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, g.A, 4, kVec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, g.B, 4, kVec);
+    }
+}
+
 __device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
     const int k0 = (g.kt0 + kt) * kBK;
-//% if bounds == "hoisted" then
-    if (whole_tile(g, k0)) {  // no checks and no zero fill: whole copies
-#pragma unroll
-        for (int it = 0; it < kAIters; ++it) {
-            const int u = ptid + it * kLoaders;
-            if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
-            const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
-            const float* src = g.A + (long long)(g.m0 + row) * g.lda + k0 + kq;
-            if (kAKMajor)
-#pragma unroll
-                for (int q = 0; q < 4; ++q) cp_async4(As + (kq + q) * kAStride + row, src + q, true);
-            else
-                cp_async16(As + row * kAStride + kq, src, 16);
-        }
-#pragma unroll
-        for (int it = 0; it < kBIters; ++it) {
-            const int u = ptid + it * kLoaders;
-            if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
-            const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
-            cp_async16(Bs + kr * kBN + nq, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, 16);
-        }
+    if (inside_tile(g, k0)) {  // no checks and no zero fill
+        if (g.a_vec && g.b_vec)
+            issue_inside<true>(g, k0, ptid, As, Bs);
+        else
+            issue_inside<false>(g, k0, ptid, As, Bs);
         return;
     }
-//% end
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;

@@ -32,29 +32,38 @@ __device__ __forceinline__ void b_unit(int u, int& kr, int& nq) {
     nq = u % (kBN / 4) * 4;
 }
 
+// A k-tile inside both matrices (inside_tile): no checks, one address per
+// float4, read whole (kVec: both operands allow 16-byte loads) or as four
+// elements.
+template <bool kVec>
+__device__ __forceinline__ void fetch_inside(const Gemm& g, int k0, int ptid, Fetched& f) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        int row, kq;
+        a_unit(u, row, kq);
+        if (kAUnits % kLoaders == 0 || u < kAUnits)  // known at compile time where whole
+            f.a[it] = load4(g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, 4, kVec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        int kr, nq;
+        b_unit(u, kr, nq);
+        if (kBUnits % kLoaders == 0 || u < kBUnits)
+            f.b[it] = load4(g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, 4, kVec);
+    }
+}
+
 __device__ __forceinline__ void fetch(const Gemm& g, int kt, int ptid, Fetched& f) {
     const int k0 = (g.kt0 + kt) * kBK;
-//% if bounds == "hoisted" then
-    if (whole_tile(g, k0)) {  // no checks: one address per float4
-#pragma unroll
-        for (int it = 0; it < kAIters; ++it) {
-            const int u = ptid + it * kLoaders;
-            int row, kq;
-            a_unit(u, row, kq);
-            if (kAUnits % kLoaders == 0 || u < kAUnits)  // known at compile time where whole
-                f.a[it] = __ldg(reinterpret_cast<const float4*>(g.A + (long long)(g.m0 + row) * g.lda + k0 + kq));
-        }
-#pragma unroll
-        for (int it = 0; it < kBIters; ++it) {
-            const int u = ptid + it * kLoaders;
-            int kr, nq;
-            b_unit(u, kr, nq);
-            if (kBUnits % kLoaders == 0 || u < kBUnits)
-                f.b[it] = __ldg(reinterpret_cast<const float4*>(g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq));
-        }
+    if (inside_tile(g, k0)) {  // no checks
+        if (g.a_vec && g.b_vec)
+            fetch_inside<true>(g, k0, ptid, f);
+        else
+            fetch_inside<false>(g, k0, ptid, f);
         return;
     }
-//% end
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;
@@ -81,11 +90,7 @@ __device__ __forceinline__ void stash(const Fetched& f, float* As, float* Bs, in
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;
-//% if bounds == "hoisted" then
         if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
-//% else
-        if (u >= kAUnits) break;
-//% end
         int row, kq;
         a_unit(u, row, kq);
         if (kAKMajor) {  // transposed: four scalar stores
@@ -100,11 +105,7 @@ __device__ __forceinline__ void stash(const Fetched& f, float* As, float* Bs, in
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
         const int u = ptid + it * kLoaders;
-//% if bounds == "hoisted" then
         if (kBUnits % kLoaders != 0 && u >= kBUnits) break;  // known at compile time where whole
-//% else
-        if (u >= kBUnits) break;
-//% end
         int kr, nq;
         b_unit(u, kr, nq);
         *reinterpret_cast<float4*>(Bs + kr * kBN + nq) = f.b[it];
