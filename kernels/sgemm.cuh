@@ -145,7 +145,7 @@ inline bt_path choose(int M, int N, int K, float alpha, const float *A, int lda,
 
 // The variants' names, as bartune_sgemm_variant gives them.
 static const char *const bt_names[] = {
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: barrier=syncthreads loaders=all producer=regs bm=128 bn=256 bk=16 tm=8 tn=16 warp=block stages=2 a_layout=k raster=row ",
+    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2 ",
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k raster=row min_blocks=2 ",
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=32 tm=8 tn=4 stages=3 a_layout=m raster=grouped min_blocks=2 ",
     "nvidia-h200-sm90 at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 ",
