@@ -43,28 +43,19 @@ __device__ __forceinline__ void load_fragments(const float* As, const float* Bs,
     }
 }
 //%   if tn == 16 then
-__device__ __forceinline__ void fma_rank1(const float (&a)[kTM], const float (&b)[kTN], float (&acc)[kTM][kTN]) {
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-}
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
     static_assert(kAKMajor, "one k at a time reads A's fragments from a k-major stage");
     const Place pl = place_of(ctid);
     float a[2][kTM], b[2][kTN];
     load_fragments(As, Bs, pl, 0, a[0], b[0]);
-    // A loop over pairs of k, not unrolled: a k-tile of 16 unrolled is 2048
-    // FFMAs, 32 KB of code, and ncu saw this kernel's warps wait on
-    // instruction fetch (no_instruction 0.15 an issued instruction, cuBLAS
-    // 0.02); one pair is 256 FFMAs.
-#pragma unroll 1
-    for (int k = 0; k < kBK; k += 2) {
-        load_fragments(As, Bs, pl, k + 1, a[1], b[1]);
-        fma_rank1(a[0], b[0], acc);
-        if (k + 2 < kBK) load_fragments(As, Bs, pl, k + 2, a[0], b[0]);
-        fma_rank1(a[1], b[1], acc);
+#pragma unroll
+    for (int k = 0; k < kBK; ++k) {
+        if (k + 1 < kBK) load_fragments(As, Bs, pl, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
     }
 }
 //%   else
