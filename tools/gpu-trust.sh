@@ -197,6 +197,8 @@ for line in sys.stdin:
           timeout "${SGEMM_TIMEOUT:-540}" $b run gen/sgemm.lua --strategy ils --budget "${SGEMM_BUDGET:-45}s" \
               --timeout 3 >"$out/tune-sgemm.log" 2>&1
           echo "run rc=$?"
+          # a run cut by the timeout has recorded what it measured but not emitted
+          $b emit gen/sgemm.lua 2>&1 | tail -1
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-sgemm.log" | cut -c1-220
           statuses results/*/sgemm.jsonl ;;
     tune-sgemm2) # 4096^3 first (ils, SGEMM_BIG s), the classic two-blocks-per-SM region there in
