@@ -24,7 +24,8 @@
 #                  SGEMM_BUDGET s each; then emit
 #   ncu-tallk      ncu of the tall-K best at split 4 and 8 (SMs active, occupancy)
 #   sass           the SASS of each sgemm config of SASS_CONFIGS (';'-separated): cuobjdump -sass
-#                  into $OUT/sass-N.txt and an opcode count of each (cuobjdump is not on the CPU host)
+#                  into $OUT/sass-N.txt, an opcode count of each and of its main loops (tools/sass-loops.py;
+#                  cuobjdump is not on the CPU host)
 #   ncu-mix        ncu at 4096^3 of each sgemm config of NCU_CONFIGS (';'-separated) and of
 #                  cuBLAS's kernel through bench: issue, warp states, executed instruction mix
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
@@ -249,6 +250,7 @@ for line in sys.stdin:
               grep -oE '^ +/\*[0-9a-f]{4,}\*/ +[A-Z][A-Z0-9._]+' "$out/sass-$i.txt" | awk '{sub(/\..*/, "", $2); print $2}' |
                   sort | uniq -c | sort -rn | head -12 | tr '\n' ' '
               echo
+              python3 tools/sass-loops.py "$out/sass-$i.txt"  # its main loops alone
           done ;;
     ncu-mix) # what our kernels issue against cuBLAS's at 4096^3 (issue 24: issue-bound, NOTES)
           sections="--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats
