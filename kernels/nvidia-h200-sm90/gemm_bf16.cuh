@@ -101,6 +101,61 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 }  // namespace bartune_common
 #endif
 
+#ifndef BARTUNE_SCRATCH_1
+#define BARTUNE_SCRATCH_1
+#include <mutex>
+// Scratch memory of one call (a variant's launch().scratch), zeroed and
+// freed in the call's stream order: concurrent calls in other streams each
+// have their own, and a graph captured around a call records the
+// allocation, the clearing and the free. Outside capture it comes from a
+// pool of bartune's own per device that keeps its memory between calls
+// (the device's default pool returns it at every synchronisation).
+namespace bartune_scratch {
+inline cudaMemPool_t bt_pool(int dev) {
+    static std::atomic<cudaMemPool_t> bt_pools[64];
+    static std::mutex bt_fill;
+    if (dev < 0 || dev >= 64) return nullptr;
+    cudaMemPool_t pool = bt_pools[dev].load(std::memory_order_acquire);
+    if (pool) return pool;
+    std::lock_guard<std::mutex> bt_lock(bt_fill);
+    if ((pool = bt_pools[dev].load())) return pool;
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    unsigned long long keep = ~0ull;
+    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) return nullptr;
+    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+        (void)cudaMemPoolDestroy(pool);
+        return nullptr;
+    }
+    bt_pools[dev].store(pool, std::memory_order_release);
+    return pool;
+}
+
+// *p: `bytes` of zeros for a launch in `stream` (nullptr for none); an
+// error of the pool's own is cleared where the caller left none pending.
+inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
+    *p = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    const bool pending = cudaPeekAtLastError() != cudaSuccess;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return e;
+    // under capture the graph owns the allocation, whatever the pool
+    cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;
+    if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();
+    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);
+    if (e != cudaSuccess && *p) {
+        (void)cudaFreeAsync(*p, stream);
+        *p = nullptr;
+    }
+    return e;
+}
+}  // namespace bartune_scratch
+#endif
+
 // Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1984 ms (min 0.1967, max 0.2053),
 // measured 2026-12-02T07:36:56Z with nvcc 13.0.88.
 // config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct 
@@ -1191,11 +1246,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -1216,8 +1276,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -2189,11 +2249,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -2214,8 +2279,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -3187,11 +3252,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -3212,8 +3282,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -4057,11 +4127,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -4082,8 +4157,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -4935,11 +5010,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -4960,8 +5040,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -5807,11 +5887,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -5832,8 +5917,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -6687,11 +6772,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -6712,8 +6802,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -7493,11 +7583,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -7518,8 +7613,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -8491,11 +8586,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -8516,8 +8616,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -9361,11 +9461,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -9386,8 +9491,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -10175,11 +10280,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -10200,8 +10310,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -11047,11 +11157,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -11072,8 +11187,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -11927,11 +12042,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -11952,8 +12072,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)
@@ -12733,11 +12853,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -12758,8 +12883,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)

@@ -564,11 +564,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -577,8 +582,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 
@@ -998,11 +1003,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -1011,8 +1021,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 
@@ -1504,11 +1514,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -1517,8 +1532,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 
@@ -2055,11 +2070,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -2068,8 +2088,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 
@@ -2563,11 +2583,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -2576,8 +2601,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 
@@ -3055,11 +3080,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -3068,8 +3098,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 
@@ -3606,11 +3636,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -3619,8 +3654,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 

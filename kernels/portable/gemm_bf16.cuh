@@ -101,6 +101,61 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 }  // namespace bartune_common
 #endif
 
+#ifndef BARTUNE_SCRATCH_1
+#define BARTUNE_SCRATCH_1
+#include <mutex>
+// Scratch memory of one call (a variant's launch().scratch), zeroed and
+// freed in the call's stream order: concurrent calls in other streams each
+// have their own, and a graph captured around a call records the
+// allocation, the clearing and the free. Outside capture it comes from a
+// pool of bartune's own per device that keeps its memory between calls
+// (the device's default pool returns it at every synchronisation).
+namespace bartune_scratch {
+inline cudaMemPool_t bt_pool(int dev) {
+    static std::atomic<cudaMemPool_t> bt_pools[64];
+    static std::mutex bt_fill;
+    if (dev < 0 || dev >= 64) return nullptr;
+    cudaMemPool_t pool = bt_pools[dev].load(std::memory_order_acquire);
+    if (pool) return pool;
+    std::lock_guard<std::mutex> bt_lock(bt_fill);
+    if ((pool = bt_pools[dev].load())) return pool;
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    unsigned long long keep = ~0ull;
+    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) return nullptr;
+    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+        (void)cudaMemPoolDestroy(pool);
+        return nullptr;
+    }
+    bt_pools[dev].store(pool, std::memory_order_release);
+    return pool;
+}
+
+// *p: `bytes` of zeros for a launch in `stream` (nullptr for none); an
+// error of the pool's own is cleared where the caller left none pending.
+inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
+    *p = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    const bool pending = cudaPeekAtLastError() != cudaSuccess;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return e;
+    // under capture the graph owns the allocation, whatever the pool
+    cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;
+    if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();
+    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);
+    if (e != cudaSuccess && *p) {
+        (void)cudaFreeAsync(*p, stream);
+        *p = nullptr;
+    }
+    return e;
+}
+}  // namespace bartune_scratch
+#endif
+
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -243,11 +298,16 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;

@@ -4,11 +4,16 @@
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
 // scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, or a leading dimension below its stored row, is
-// cudaErrorInvalidValue.
+// call reads or writes, a leading dimension below its stored row, or a size
+// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
     if (transa < 0 || transa > 1 || transb < 0 || transb > 1) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     if (M < 0 || N < 0 || K < 0 || lda < (transa ? M : K) || ldb < (transb ? K : N) || ldc < N)
         return false;
     const bool empty = M == 0 || N == 0;
@@ -30,8 +35,8 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a layout other than 0 or 1, a leading "
-               "dimension below its stored row, a null matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
+               "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
     if (K == 0) return "K = 0: C = beta C, by the plain kernel";
     if (lda % 8 || ldb % 8 || ldc % 8)

@@ -2,11 +2,16 @@
 // any leading dimension and alignment (the check sizes verify odd ones and
 // unaligned pointers), so the tuned kernel takes every valid call. BLAS's
 // conventions: M or N = 0 is a no-op, K = 0 scales C by beta; a null matrix
-// a non-empty call reads or writes, or a leading dimension below its row,
-// is cudaErrorInvalidValue.
+// a non-empty call reads or writes, a leading dimension below its row, or a
+// size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                      const float* C, int ldc) {
     if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
     return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
 }
 
@@ -15,8 +20,8 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     (void)alpha;
     (void)beta;
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
-        return "an invalid call (a negative size, a leading dimension below its row, a null "
-               "matrix): cudaErrorInvalidValue";
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
     return nullptr;
 }
 

@@ -5,7 +5,8 @@
 // path) and shapes it refuses (odd leading dimensions, offset pointers: the
 // plain path), M, N or K of 1, 7, 33, 1000, from both units; each result
 // within the bound of problems/gemm_bf16.lua against a double loop here; a
-// layout other than 0 or 1 is cudaErrorInvalidValue. Usage: gemm_bf16_consumer [expect-tuned|any] (exit 77 without a GPU)
+// layout other than 0 or 1, or a size within 4096 of INT_MAX, is
+// cudaErrorInvalidValue. Usage: gemm_bf16_consumer [expect-tuned|any] (exit 77 without a GPU)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -131,6 +132,17 @@ int main(int argc, char** argv) {
             printf("a layout of %d did not return cudaErrorInvalidValue\n", bad);
             ok = false;
         }
+    {  // a size within 4096 of INT_MAX: refused, not computed with wrapped tile arithmetic
+        __nv_bfloat16* d;
+        CHECK(cudaMalloc(&d, 1024));
+        const int big = 2147483647 - 8;
+        if (bartune_gemm_bf16(0, 0, 8, 8, big, 1.0f, d, big, d, 8, 0.0f, d, 8) != cudaErrorInvalidValue ||
+            bartune_gemm_bf16(0, 0, 8, big, 8, 1.0f, d, 8, d, big, 0.0f, d, big) != cudaErrorInvalidValue) {
+            printf("a size within 4096 of INT_MAX did not return cudaErrorInvalidValue\n");
+            ok = false;
+        }
+        cudaFree(d);
+    }
     printf(ok ? "all within the bound\n" : "FAILED\n");
     return ok ? 0 : 1;
 }

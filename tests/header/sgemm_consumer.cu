@@ -1,7 +1,8 @@
 // A program of two translation units that include kernels/sgemm.cuh and just
 // call bartune_sgemm, as a user would: random shapes (M, N or K of 1, 7, 33,
 // 1000), odd leading dimensions and offset pointers, from both units; each
-// result within the bound of problems/sgemm.lua against a double loop here.
+// result within the bound of problems/sgemm.lua against a double loop here;
+// a size within 4096 of INT_MAX is cudaErrorInvalidValue.
 // Usage: sgemm_consumer [expect-tuned|any]   (exit 77 without a GPU)
 #include <cmath>
 #include <cstdio>
@@ -94,6 +95,17 @@ int main(int argc, char** argv) {
     if (bartune_sgemm(0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5) != cudaSuccess) {
         printf("M=0 did not return cudaSuccess\n");
         ok = false;
+    }
+    {  // a size within 4096 of INT_MAX: refused, not computed with wrapped tile arithmetic
+        float* d;
+        CHECK(cudaMalloc(&d, 1024));
+        const int big = 2147483647 - 8;
+        if (bartune_sgemm(1, 1, big, 1.0f, d, big, d, 1, 0.0f, d, 1) != cudaErrorInvalidValue ||
+            bartune_sgemm(1, big, 1, 1.0f, d, 1, d, big, 0.0f, d, big) != cudaErrorInvalidValue) {
+            printf("a size within 4096 of INT_MAX did not return cudaErrorInvalidValue\n");
+            ok = false;
+        }
+        cudaFree(d);
     }
     printf(ok ? "all within the bound\n" : "FAILED\n");
     return ok ? 0 : 1;
