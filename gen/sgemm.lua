@@ -91,6 +91,7 @@ derive(function(c, dev)
   if c.loaders == nil then c.loaders = "producers" end
   if c.min_blocks == nil then c.min_blocks = 1 end
   if c.warp == nil then c.warp = "block" end
+  c.fault = c.fault or "none"  -- the pieces' fault hooks (tests/faults/sgemm_faults.lua)
   -- 4 floats after each row of A's stage spread its rows over the banks (a
   -- fixed choice since the warp tiles came in: the space's size)
   c.pad = 4
@@ -119,14 +120,17 @@ derive(function(c, dev)
 end)
 
 -- One block per tile of C (per slice of K under split-K); what the runner
--- launches is what the header does. Split-K through scratch: `scratch_split` partial
--- tiles and a counter per tile.
+-- launches is what the header does. Split-K through scratch: a counter per
+-- tile (whole 256-byte lines: the zero prefix a launch clears), then
+-- `scratch_split` partial tiles per tile (written before they are read).
 launch(function(c, s, dev)
   local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
+  local counters = ceil_div(tiles, 64) * 64 * 4
   return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }, block = { c.threads },
            smem = smem, min_cc = c.min_cc,
-           scratch = scratch(c) and tiles * (ksplit(c) * c.bm * c.bn + 1) * 4 or nil }
+           scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,
+           scratch_zero = scratch(c) and counters or nil }
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s (run

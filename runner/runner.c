@@ -62,6 +62,7 @@ static struct {
      * guards of GUARD_BYTES at ws_base, and the guards' checksums */
     CUdeviceptr ws_base;
     size_t ws_bytes;
+    size_t ws_zero; /* its first bytes that are zero at each launch; the rest is poisoned */
     unsigned long long ws_guard_sum[2];
     unsigned long long key;      /* the checksums' secret, drawn at start */
     double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
@@ -228,6 +229,12 @@ static void cmd_problem(json_t *req) {
  * input set `set`, ins that set's inputs. */
 static CUresult prepare(unsigned poison, int set) {
     CUresult r = CUDA_SUCCESS;
+    /* scratch past its zero prefix holds anything at a launch: a pattern
+     * that changes launch to launch, so no kernel keeps state there or
+     * reads what it did not write */
+    if (R.ws_base && R.ws_zero < R.ws_bytes)
+        r = drv.cuMemsetD8Async(R.ws_base + GUARD_BYTES + R.ws_zero, (unsigned char)poison,
+                                R.ws_bytes - R.ws_zero, NULL);
     for (int i = 0; i < P->n_bufs && r == CUDA_SUCCESS; i++) {
         rbuf *b = &P->bufs[i];
         if (b->role == ROLE_OUT) {
@@ -496,13 +503,14 @@ typedef struct {
     void **args[SETS];
     CUtensorMap maps[MAX_MAPS];
     bool has_scratch; /* the kernel takes scratch memory as its last argument */
-    CUdeviceptr ws;   /* that memory (R's), ws_bytes of it zeroed before each launch */
-    size_t ws_bytes;
+    CUdeviceptr ws;   /* that memory (R's), its first ws_zero bytes zeroed before each launch */
+    size_t ws_zero;
 } launch_cfg;
 
 /* One launch on input set `set` (its scalars; the buffers hold its data);
- * scratch memory is zeroed first, in the same stream (inside the timing:
- * the header clears it on every call too). */
+ * scratch memory's zero prefix (all of it unless launch().scratch_zero says
+ * less) is zeroed first, in the same stream (inside the timing: the header
+ * clears it on every call too); prepare() poisoned the rest. */
 static CUresult launch(const launch_cfg *l, int set) {
     if (l->host) {
         char why[256] = "";
@@ -510,8 +518,8 @@ static CUresult launch(const launch_cfg *l, int set) {
         fprintf(stderr, "bartune-runner: host baseline: %s\n", why); /* the runner log */
         return CUDA_ERROR_LAUNCH_FAILED;
     }
-    if (l->ws_bytes) {
-        CUresult r = drv.cuMemsetD8Async(l->ws, 0, l->ws_bytes, NULL);
+    if (l->ws_zero) {
+        CUresult r = drv.cuMemsetD8Async(l->ws, 0, l->ws_zero, NULL);
         if (r != CUDA_SUCCESS) return r;
     }
     return drv.cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
@@ -846,11 +854,13 @@ static bool encode_map(json_t *m, int index, CUtensorMap *out) {
 }
 
 /* The scratch memory of `bytes` between its guards, R's, made anew for
- * each launch configuration (a guard right after the bytes asked). */
-static bool scratch_alloc(size_t bytes, launch_cfg *l) {
+ * each launch configuration (a guard right after the bytes asked); the
+ * first `zero` bytes are cleared at each launch. */
+static bool scratch_alloc(size_t bytes, size_t zero, launch_cfg *l) {
     if (R.ws_base) drv.cuMemFree(R.ws_base);
     R.ws_base = 0;
     R.ws_bytes = bytes;
+    R.ws_zero = zero;
     CUresult r = drv.cuMemAlloc(&R.ws_base, bytes + 2 * (size_t)GUARD_BYTES);
     if (r != CUDA_SUCCESS) R.ws_base = 0;
     if (r == CUDA_SUCCESS)
@@ -865,7 +875,7 @@ static bool scratch_alloc(size_t bytes, launch_cfg *l) {
         return false;
     }
     l->ws = R.ws_base + GUARD_BYTES;
-    l->ws_bytes = bytes;
+    l->ws_zero = zero;
     return true;
 }
 
@@ -874,8 +884,9 @@ static bool scratch_alloc(size_t bytes, launch_cfg *l) {
  * __grid_constant__ parameters), then the scratch memory's address. */
 static bool read_extras(json_t *req, launch_cfg *l) {
     json_t *maps = json_object_get(req, "tensor_maps"), *scratch = json_object_get(req, "scratch");
+    json_t *zero = json_object_get(req, "scratch_zero");
     size_t n = json_array_size(maps);
-    json_int_t ws = json_integer_value(scratch);
+    json_int_t ws = json_integer_value(scratch), ws_zero = zero ? json_integer_value(zero) : ws;
     if (!scratch && R.ws_base) { /* the last launch's, no longer watched */
         drv.cuMemFree(R.ws_base);
         R.ws_base = 0;
@@ -889,10 +900,14 @@ static bool read_extras(json_t *req, launch_cfg *l) {
         fail("bad_request", "scratch must be 0 to 2^36 bytes");
         return false;
     }
+    if (zero && (!scratch || !json_is_integer(zero) || ws_zero < 0 || ws_zero > ws)) {
+        fail("bad_request", "scratch_zero must be 0 to scratch bytes");
+        return false;
+    }
     for (size_t i = 0; i < n; i++)
         if (!encode_map(json_array_get(maps, i), (int)i, &l->maps[i])) return false;
     l->has_scratch = scratch != NULL;
-    if (l->has_scratch && !scratch_alloc((size_t)ws, l)) return false;
+    if (l->has_scratch && !scratch_alloc((size_t)ws, (size_t)ws_zero, l)) return false;
     for (int set = 0; set < SETS; set++) {
         l->args[set] = calloc((size_t)P->n_args + n + 1, sizeof *l->args[set]);
         for (int i = 0; i < P->n_args; i++)

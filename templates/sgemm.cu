@@ -52,7 +52,7 @@ $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, in
     extern __shared__ __align__(128) unsigned char smem[];
 //% if (scratch_split or 1) > 1 then
     Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    g.scratch = scratch;  // zero at launch (launch().scratch)
+    g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
 //% else
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 //% end

@@ -270,11 +270,13 @@ static const char COMMON_HEAD[] =
 static const char COMMON_TAIL[] = "}  // namespace bartune_common\n#endif\n\n";
 
 /* A launch's scratch memory (launch().scratch) in the header: per call, in
- * the call's stream order. Guarded on its own, so headers emitted before it
- * existed still go with it in one program. */
+ * the call's stream order, its zero prefix (launch().scratch_zero) cleared.
+ * Guarded on its own, so headers emitted before it existed still go with it
+ * in one program; the zero prefix (BARTUNE_SCRATCH_2) came later, in a guard
+ * of its own for the same reason. */
 static const char SCRATCH[] =
     "#ifndef BARTUNE_SCRATCH_1\n#define BARTUNE_SCRATCH_1\n#include <mutex>\n"
-    "// Scratch memory of one call (a variant's launch().scratch), zeroed and\n"
+    "// Scratch memory of one call (a variant's launch().scratch), cleared and\n"
     "// freed in the call's stream order: concurrent calls in other streams each\n"
     "// have their own, and a graph captured around a call records the\n"
     "// allocation, the clearing and the free. Outside capture it comes from a\n"
@@ -303,9 +305,22 @@ static const char SCRATCH[] =
     "    bt_pools[dev].store(pool, std::memory_order_release);\n"
     "    return pool;\n"
     "}\n\n"
-    "// *p: `bytes` of zeros for a launch in `stream` (nullptr for none); an\n"
-    "// error of the pool's own is cleared where the caller left none pending.\n"
+    "inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,\n"
+    "                                cudaStream_t stream);\n"
+    "// *p: `bytes` of zeros for a launch in `stream` (nullptr for none)\n"
     "inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {\n"
+    "    return alloc_zeroed(p, bytes, bytes, dev, stream);\n"
+    "}\n"
+    "}  // namespace bartune_scratch\n#endif\n\n"
+    "// Headers of older bartune define BARTUNE_SCRATCH_1 alone: this part comes\n"
+    "// in its own guard, so an older header and a newer one go in one program.\n"
+    "#ifndef BARTUNE_SCRATCH_2\n#define BARTUNE_SCRATCH_2\n"
+    "namespace bartune_scratch {\n"
+    "// *p: `bytes` for a launch in `stream` (nullptr for none), the first `zero`\n"
+    "// of them zeroed (the rest holds anything); an error of the pool's own is\n"
+    "// cleared where the caller left none pending.\n"
+    "inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,\n"
+    "                                cudaStream_t stream) {\n"
     "    *p = nullptr;\n"
     "    if (bytes == 0) return cudaSuccess;\n"
     "    const bool pending = cudaPeekAtLastError() != cudaSuccess;\n"
@@ -318,7 +333,8 @@ static const char SCRATCH[] =
     "(void)cudaGetLastError();\n"
     "    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, "
     "stream);\n"
-    "    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);\n"
+    "    if (e == cudaSuccess && zero) e = cudaMemsetAsync(*p, 0, zero < bytes ? zero : bytes, "
+    "stream);\n"
     "    if (e != cudaSuccess && *p) {\n"
     "        (void)cudaFreeAsync(*p, stream);\n"
     "        *p = nullptr;\n"
@@ -375,9 +391,15 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
               "nothing to do\n");
     json_t *maps = json_object_get(geo, "tensor_maps"), *scratch = json_object_get(geo, "scratch");
     if (scratch) {
+        json_t *zero = json_object_get(geo, "scratch_zero");
         sb_printf(b, "    const long long bt_scratch = ");
         sb_expr(b, scratch);
-        sb_printf(b, ";\n");
+        sb_printf(b, ";\n    const long long bt_scratch_zero = ");
+        if (zero)
+            sb_expr(b, zero);
+        else
+            sb_printf(b, "bt_scratch");
+        sb_printf(b, ";  // its bytes zero at the launch (launch().scratch_zero)\n");
     }
     sb_maps(b, problem, maps);
     sb_printf(
@@ -403,8 +425,10 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
            "    // caller left pending stays the caller's)\n");
     if (scratch)
         sb_printf(b,
-                  "    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)\n"
-                  "    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);\n"
+                  "    void *bt_ws = nullptr;  // this call's own (launch().scratch)\n"
+                  "    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, "
+                  "(size_t)bt_scratch_zero, bt_dev,\n"
+                  "                                          stream);\n"
                   "    if (bt_e != cudaSuccess) return bt_e;\n");
     sb_printf(b, "    void *bt_args[] = {");
     json_t *a;
@@ -479,6 +503,8 @@ static bool geometry_ok(json_t *geo, json_t *problem) {
               list_ok(json_object_get(geo, "block"), problem) &&
               (!json_is_string(smem) || code_ok(json_string_value(smem), problem)) &&
               (!json_is_string(scratch) || code_ok(json_string_value(scratch), problem));
+    json_t *zero = json_object_get(geo, "scratch_zero");
+    ok = ok && (!json_is_string(zero) || code_ok(json_string_value(zero), problem));
     json_array_foreach(json_object_get(geo, "tensor_maps"), i, m) ok =
         ok && list_ok(json_object_get(m, "dims"), problem) &&
         list_ok(json_object_get(m, "strides"), problem);

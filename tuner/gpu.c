@@ -313,6 +313,8 @@ static void add_extras(json_t *req, json_t *geo) {
     json_t *maps = json_object_get(geo, "tensor_maps"), *scratch = json_object_get(geo, "scratch");
     if (json_array_size(maps)) json_object_set(req, "tensor_maps", maps);
     if (scratch) json_object_set(req, "scratch", scratch);
+    json_t *zero = json_object_get(geo, "scratch_zero");
+    if (scratch && zero) json_object_set(req, "scratch_zero", zero);
 }
 
 static char *check_geometry(json_t *geo, json_t *instance) {
@@ -331,6 +333,12 @@ static char *check_geometry(json_t *geo, json_t *instance) {
     if (scratch && (!json_is_integer(scratch) || json_integer_value(scratch) < 0 ||
                     json_integer_value(scratch) > RUNNER_SCRATCH_MAX))
         return xasprintf("launch() gave scratch = %lld bytes, outside 0..2^36",
+                         (long long)json_integer_value(scratch));
+    json_t *zero = json_object_get(geo, "scratch_zero");
+    if (zero && (!scratch || !json_is_integer(zero) || json_integer_value(zero) < 0 ||
+                 json_integer_value(zero) > json_integer_value(scratch)))
+        return xasprintf("launch() gave scratch_zero = %lld bytes, outside 0..scratch (%lld)",
+                         (long long)json_integer_value(zero),
                          (long long)json_integer_value(scratch));
     json_t *m;
     size_t i;

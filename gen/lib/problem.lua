@@ -693,7 +693,8 @@ function M.geometry(fn, c, s, dev, where)
   out.min_cc = min_cc
   -- scratch: bytes of device memory the kernel takes as its last argument
   -- (after any tensor maps), zero at the start of every launch (the runner
-  -- and the header clear it in the launch's stream order); absent: no such
+  -- and the header clear it in the launch's stream order) unless
+  -- scratch_zero says how much of it must be; absent: no such
   -- argument. For what a launch shares between its blocks (split-K sums).
   local scratch = rawget(g, "scratch")
   if scratch ~= nil then
@@ -702,6 +703,19 @@ function M.geometry(fn, c, s, dev, where)
     end
     out.scratch = is_sym(scratch) and code(scratch) or scratch
     values.scratch = value(scratch)
+  end
+  -- scratch_zero: only the first scratch_zero bytes are zero at the start of
+  -- a launch (tile counters, say); the rest holds anything (the runner fills
+  -- it with a poison pattern before every launch, outside the timing), so a
+  -- call clears a few bytes, not every partial sum. Absent: all of it.
+  local zero = rawget(g, "scratch_zero")
+  if zero ~= nil then
+    if scratch == nil then error(where .. ": launch().scratch_zero without launch().scratch", 0) end
+    if not is_sym(zero) and math.type(zero) ~= "integer" then
+      error(where .. ": launch().scratch_zero must be an integer (bytes)", 0)
+    end
+    out.scratch_zero = is_sym(zero) and code(zero) or zero  -- past 0..scratch: launch_refused
+    values.scratch_zero = value(zero)
   end
   out.tensor_maps, values.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
   return out, values

@@ -53,7 +53,7 @@ struct Gemm {
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
 //% if (scratch_split or 1) > 1 then
-    float* scratch;            // split-K: each tile's kSplit partial tiles, then a counter per tile
+    float* scratch;            // split-K: a counter per tile (kCounterWords), then each tile's kSplit partial tiles
 //% end
 };
 

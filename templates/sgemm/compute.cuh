@@ -163,20 +163,30 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // Split-K through scratch memory: each block writes its partial tile to
     // its slot; the last of the tile's kSplit blocks to arrive (a counter per
     // tile) sums the slots in split order, the same sums every launch, and
-    // stores. Blocks of a tile need not run at once.
+    // stores. Blocks of a tile need not run at once. Only the counters are
+    // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
+    // which keeps the slots 16-byte aligned); every slot is written before
+    // it is read.
     (void)smem;
     __shared__ bool last;
     const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
-    float* slots = g.scratch + tile * kSplit * (kBM * kBN);
-    unsigned* count = reinterpret_cast<unsigned*>(g.scratch + tiles * kSplit * (kBM * kBN)) + tile;
+    const long long counter_words = (tiles + 63) / 64 * 64;
+    float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
     const Place pl = place_of(ctid);
     if (ctid >= 0)
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; j += 4)
-                *reinterpret_cast<float4*>(slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
-                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            for (int j = 0; j < kTN; j += 4) {
+                float* slot = slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+//%   if fault == "scratch_accumulate" then
+                // fault (tests/faults/sgemm_faults.lua): adds to its slot, right only where slots start at zero
+                for (int r = 0; r < 4; ++r) atomicAdd(slot + r, acc[i][j + r]);
+//%   else
+                *reinterpret_cast<float4*>(slot) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+//%   end
+            }
     __threadfence();  // this block's partial is visible before its count
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;

@@ -138,9 +138,9 @@ $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, in
     g.scratch = scratch;
     run_faulty(g, smem);
 //%   if fault == "scratch_past" then
-    const long long tiles = (long long)gridDim.x * gridDim.y;  // the word after the counters
+    const long long tiles = (long long)gridDim.x * gridDim.y;  // the word after the slots
     if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0)
-        scratch[tiles * kSplit * kBM * kBN + tiles] = 1.0f;
+        scratch[(tiles + 63) / 64 * 64 + tiles * kSplit * kBM * kBN] = 1.0f;
 //%   elseif fault == "scratch_before" then
     if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0) scratch[-1] = 1.0f;
 //%   end

@@ -31,6 +31,7 @@ param("fault", {
   "split_scratch",   -- correct: split-K over 4 slices summed through scratch memory (zero at each launch)
   "scratch_past",    -- split_scratch, and one word written just past its scratch memory
   "scratch_before",  -- split_scratch, and one word written just before its scratch memory
+  "scratch_accumulate", -- split_scratch adding into its slots: right only if they started at zero (they need not)
   "none_again",      -- correct, after the faults
 })
 
@@ -48,6 +49,10 @@ derive(function(c)
 end)
 launch(function(c, s, dev)
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
+  -- as gen/sgemm.lua: the counters (the zero prefix), then the slots
+  local counters = ceil_div(tiles, 64) * 64 * 4
+  local split = c.scratch_split > 1
   return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.scratch_split }, block = { c.threads },
-           smem = c.smem_bytes, scratch = c.scratch_split > 1 and tiles * (c.scratch_split * c.bm * c.bn + 1) * 4 or nil }
+           smem = c.smem_bytes, scratch = split and counters + tiles * c.scratch_split * c.bm * c.bn * 4 or nil,
+           scratch_zero = split and counters or nil }
 end)

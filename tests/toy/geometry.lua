@@ -2,7 +2,7 @@
 -- launch_refused record of its configuration, and the run goes on.
 space { name = "geometry", template = "axpy2d.cu", problem = "axpy2d" }
 param("shape", { "fine", "zero_grid", "huge_grid", "negative_block", "huge_smem", "huge_scratch",
-  "negative_scratch", "scratch", "fine_again" })
+  "negative_scratch", "scratch", "zero_past_scratch", "negative_zero", "scratch_zero", "fine_again" })
 derive(function(c)
   c.block_x, c.block_y, c.fault, c.checked = 32, 4, "none", false
   c.threads, c.smem_bytes = 128, 0
@@ -15,6 +15,9 @@ launch(function(c, s, dev)
   if c.shape == "huge_smem" then smem = 1 << 40 end
   -- scratch memory: past any card's, negative, and a fine one (its bytes recorded)
   local scratch = ({ huge_scratch = 1 << 40, negative_scratch = -4, scratch = s.rows * s.cols * 4 })[c.shape]
-  return { grid = grid, block = block, smem = smem, scratch = scratch }
+  -- a zero prefix of scratch memory: past its end, negative, and a fine one
+  local zero = ({ zero_past_scratch = 1024 + 4, negative_zero = -4, scratch_zero = 256 })[c.shape]
+  if zero then scratch = 1024 end
+  return { grid = grid, block = block, smem = smem, scratch = scratch, scratch_zero = zero }
 end)
 portable("portable", { shape = "fine" })
