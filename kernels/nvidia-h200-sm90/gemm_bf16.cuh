@@ -104,7 +104,7 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 #ifndef BARTUNE_SCRATCH_1
 #define BARTUNE_SCRATCH_1
 #include <mutex>
-// Scratch memory of one call (a variant's launch().scratch), zeroed and
+// Scratch memory of one call (a variant's launch().scratch), cleared and
 // freed in the call's stream order: concurrent calls in other streams each
 // have their own, and a graph captured around a call records the
 // allocation, the clearing and the free. Outside capture it comes from a
@@ -133,9 +133,25 @@ inline cudaMemPool_t bt_pool(int dev) {
     return pool;
 }
 
-// *p: `bytes` of zeros for a launch in `stream` (nullptr for none); an
-// error of the pool's own is cleared where the caller left none pending.
+inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
+                                cudaStream_t stream);
+// *p: `bytes` of zeros for a launch in `stream` (nullptr for none)
 inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
+    return alloc_zeroed(p, bytes, bytes, dev, stream);
+}
+}  // namespace bartune_scratch
+#endif
+
+// Headers of older bartune define BARTUNE_SCRATCH_1 alone: this part comes
+// in its own guard, so an older header and a newer one go in one program.
+#ifndef BARTUNE_SCRATCH_2
+#define BARTUNE_SCRATCH_2
+namespace bartune_scratch {
+// *p: `bytes` for a launch in `stream` (nullptr for none), the first `zero`
+// of them zeroed (the rest holds anything); an error of the pool's own is
+// cleared where the caller left none pending.
+inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
+                                cudaStream_t stream) {
     *p = nullptr;
     if (bytes == 0) return cudaSuccess;
     const bool pending = cudaPeekAtLastError() != cudaSuccess;
@@ -146,7 +162,7 @@ inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
     cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;
     if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();
     e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);
-    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);
+    if (e == cudaSuccess && zero) e = cudaMemsetAsync(*p, 0, zero < bytes ? zero : bytes, stream);
     if (e != cudaSuccess && *p) {
         (void)cudaFreeAsync(*p, stream);
         *p = nullptr;

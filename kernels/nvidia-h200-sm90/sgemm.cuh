@@ -104,7 +104,7 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 #ifndef BARTUNE_SCRATCH_1
 #define BARTUNE_SCRATCH_1
 #include <mutex>
-// Scratch memory of one call (a variant's launch().scratch), zeroed and
+// Scratch memory of one call (a variant's launch().scratch), cleared and
 // freed in the call's stream order: concurrent calls in other streams each
 // have their own, and a graph captured around a call records the
 // allocation, the clearing and the free. Outside capture it comes from a
@@ -133,9 +133,25 @@ inline cudaMemPool_t bt_pool(int dev) {
     return pool;
 }
 
-// *p: `bytes` of zeros for a launch in `stream` (nullptr for none); an
-// error of the pool's own is cleared where the caller left none pending.
+inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
+                                cudaStream_t stream);
+// *p: `bytes` of zeros for a launch in `stream` (nullptr for none)
 inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
+    return alloc_zeroed(p, bytes, bytes, dev, stream);
+}
+}  // namespace bartune_scratch
+#endif
+
+// Headers of older bartune define BARTUNE_SCRATCH_1 alone: this part comes
+// in its own guard, so an older header and a newer one go in one program.
+#ifndef BARTUNE_SCRATCH_2
+#define BARTUNE_SCRATCH_2
+namespace bartune_scratch {
+// *p: `bytes` for a launch in `stream` (nullptr for none), the first `zero`
+// of them zeroed (the rest holds anything); an error of the pool's own is
+// cleared where the caller left none pending.
+inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
+                                cudaStream_t stream) {
     *p = nullptr;
     if (bytes == 0) return cudaSuccess;
     const bool pending = cudaPeekAtLastError() != cudaSuccess;
@@ -146,7 +162,7 @@ inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
     cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;
     if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();
     e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);
-    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, stream);
+    if (e == cudaSuccess && zero) e = cudaMemsetAsync(*p, 0, zero < bytes ? zero : bytes, stream);
     if (e != cudaSuccess && *p) {
         (void)cudaFreeAsync(*p, stream);
         *p = nullptr;
@@ -1545,8 +1561,8 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v3
 
-// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0190 ms (min 0.0181, max 0.0231),
-// measured 2026-12-03T02:09:12Z with nvcc 13.0.88.
+// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0173 ms (min 0.0165, max 0.0246),
+// measured 2026-12-03T06:28:47Z with nvcc 13.0.88.
 // config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
@@ -1615,7 +1631,7 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
-    float* scratch;            // split-K: each tile's kSplit partial tiles, then a counter per tile
+    float* scratch;            // split-K: a counter per tile (kCounterWords), then each tile's kSplit partial tiles
 };
 
 // This block's tile: row-major over the grid, or in groups of kGroup tile
@@ -1759,20 +1775,25 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // Split-K through scratch memory: each block writes its partial tile to
     // its slot; the last of the tile's kSplit blocks to arrive (a counter per
     // tile) sums the slots in split order, the same sums every launch, and
-    // stores. Blocks of a tile need not run at once.
+    // stores. Blocks of a tile need not run at once. Only the counters are
+    // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
+    // which keeps the slots 16-byte aligned); every slot is written before
+    // it is read.
     (void)smem;
     __shared__ bool last;
     const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
-    float* slots = g.scratch + tile * kSplit * (kBM * kBN);
-    unsigned* count = reinterpret_cast<unsigned*>(g.scratch + tiles * kSplit * (kBM * kBN)) + tile;
+    const long long counter_words = (tiles + 63) / 64 * 64;
+    float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
     const Place pl = place_of(ctid);
     if (ctid >= 0)
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; j += 4)
-                *reinterpret_cast<float4*>(slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
-                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            for (int j = 0; j < kTN; j += 4) {
+                float* slot = slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                *reinterpret_cast<float4*>(slot) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            }
     __threadfence();  // this block's partial is visible before its count
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
@@ -1988,7 +2009,7 @@ bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char smem[];
     Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    g.scratch = scratch;  // zero at launch (launch().scratch)
+    g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
     run_schedule(g, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
@@ -2033,7 +2054,8 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     const long long bt_block_z = 1LL;
     const long long bt_smem = 55808LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
-    const long long bt_scratch = ((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 16385LL) * 4LL));
+    const long long bt_scratch = ((((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL) + (((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 4LL) * 64LL) * 64LL) * 4LL)));
+    const long long bt_scratch_zero = (((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
     // below what a call needs (kept per device), so only a process's first
@@ -2052,8 +2074,9 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)
-    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);
+    void *bt_ws = nullptr;  // this call's own (launch().scratch)
+    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev,
+                                          stream);
     if (bt_e != cudaSuccess) return bt_e;
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
     bt_e = cudaLaunchKernel((const void *)bt_kernel,
@@ -3111,8 +3134,8 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v6
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0683 ms (min 0.0673, max 0.0749),
-// measured 2026-12-03T02:12:30Z with nvcc 13.0.88.
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0666 ms (min 0.0661, max 0.0724),
+// measured 2026-12-03T06:28:52Z with nvcc 13.0.88.
 // config: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
@@ -3181,7 +3204,7 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
-    float* scratch;            // split-K: each tile's kSplit partial tiles, then a counter per tile
+    float* scratch;            // split-K: a counter per tile (kCounterWords), then each tile's kSplit partial tiles
 };
 
 // This block's tile: row-major over the grid, or in groups of kGroup tile
@@ -3325,20 +3348,25 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // Split-K through scratch memory: each block writes its partial tile to
     // its slot; the last of the tile's kSplit blocks to arrive (a counter per
     // tile) sums the slots in split order, the same sums every launch, and
-    // stores. Blocks of a tile need not run at once.
+    // stores. Blocks of a tile need not run at once. Only the counters are
+    // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
+    // which keeps the slots 16-byte aligned); every slot is written before
+    // it is read.
     (void)smem;
     __shared__ bool last;
     const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
-    float* slots = g.scratch + tile * kSplit * (kBM * kBN);
-    unsigned* count = reinterpret_cast<unsigned*>(g.scratch + tiles * kSplit * (kBM * kBN)) + tile;
+    const long long counter_words = (tiles + 63) / 64 * 64;
+    float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
     const Place pl = place_of(ctid);
     if (ctid >= 0)
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; j += 4)
-                *reinterpret_cast<float4*>(slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
-                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            for (int j = 0; j < kTN; j += 4) {
+                float* slot = slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                *reinterpret_cast<float4*>(slot) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            }
     __threadfence();  // this block's partial is visible before its count
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
@@ -3554,7 +3582,7 @@ bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char smem[];
     Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    g.scratch = scratch;  // zero at launch (launch().scratch)
+    g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
     run_schedule(g, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
@@ -3599,7 +3627,8 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     const long long bt_block_z = 1LL;
     const long long bt_smem = 37376LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
-    const long long bt_scratch = ((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 65537LL) * 4LL));
+    const long long bt_scratch = ((((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL) + (((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 16LL) * 64LL) * 64LL) * 4LL)));
+    const long long bt_scratch_zero = (((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
     // below what a call needs (kept per device), so only a process's first
@@ -3618,8 +3647,9 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_ws = nullptr;  // zeroed, this call's own (launch().scratch)
-    bt_e = bartune_scratch::alloc(&bt_ws, (size_t)bt_scratch, bt_dev, stream);
+    void *bt_ws = nullptr;  // this call's own (launch().scratch)
+    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev,
+                                          stream);
     if (bt_e != cudaSuccess) return bt_e;
     void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
     bt_e = cudaLaunchKernel((const void *)bt_kernel,

@@ -101,6 +101,77 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 }  // namespace bartune_common
 #endif
 
+#ifndef BARTUNE_SCRATCH_1
+#define BARTUNE_SCRATCH_1
+#include <mutex>
+// Scratch memory of one call (a variant's launch().scratch), cleared and
+// freed in the call's stream order: concurrent calls in other streams each
+// have their own, and a graph captured around a call records the
+// allocation, the clearing and the free. Outside capture it comes from a
+// pool of bartune's own per device that keeps its memory between calls
+// (the device's default pool returns it at every synchronisation).
+namespace bartune_scratch {
+inline cudaMemPool_t bt_pool(int dev) {
+    static std::atomic<cudaMemPool_t> bt_pools[64];
+    static std::mutex bt_fill;
+    if (dev < 0 || dev >= 64) return nullptr;
+    cudaMemPool_t pool = bt_pools[dev].load(std::memory_order_acquire);
+    if (pool) return pool;
+    std::lock_guard<std::mutex> bt_lock(bt_fill);
+    if ((pool = bt_pools[dev].load())) return pool;
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    unsigned long long keep = ~0ull;
+    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) return nullptr;
+    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+        (void)cudaMemPoolDestroy(pool);
+        return nullptr;
+    }
+    bt_pools[dev].store(pool, std::memory_order_release);
+    return pool;
+}
+
+inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
+                                cudaStream_t stream);
+// *p: `bytes` of zeros for a launch in `stream` (nullptr for none)
+inline cudaError_t alloc(void **p, size_t bytes, int dev, cudaStream_t stream) {
+    return alloc_zeroed(p, bytes, bytes, dev, stream);
+}
+}  // namespace bartune_scratch
+#endif
+
+// Headers of older bartune define BARTUNE_SCRATCH_1 alone: this part comes
+// in its own guard, so an older header and a newer one go in one program.
+#ifndef BARTUNE_SCRATCH_2
+#define BARTUNE_SCRATCH_2
+namespace bartune_scratch {
+// *p: `bytes` for a launch in `stream` (nullptr for none), the first `zero`
+// of them zeroed (the rest holds anything); an error of the pool's own is
+// cleared where the caller left none pending.
+inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
+                                cudaStream_t stream) {
+    *p = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    const bool pending = cudaPeekAtLastError() != cudaSuccess;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return e;
+    // under capture the graph owns the allocation, whatever the pool
+    cudaMemPool_t pool = capture == cudaStreamCaptureStatusNone ? bt_pool(dev) : nullptr;
+    if (!pool && capture == cudaStreamCaptureStatusNone && !pending) (void)cudaGetLastError();
+    e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : cudaMallocAsync(p, bytes, stream);
+    if (e == cudaSuccess && zero) e = cudaMemsetAsync(*p, 0, zero < bytes ? zero : bytes, stream);
+    if (e != cudaSuccess && *p) {
+        (void)cudaFreeAsync(*p, stream);
+        *p = nullptr;
+    }
+    return e;
+}
+}  // namespace bartune_scratch
+#endif
+
 // bartune template: the seed's producer/consumer pipeline.
 // out[i] = f^64(in[i]), f(v) = fmaf(v, 0.999f, 0.0013f).
 // Producer warps stage tiles of `in` in a ring of shared-memory stages;
