@@ -93,7 +93,7 @@ for n in 67108864 4194304; do
     "$bartune" replay "$tmp/sk/sk/sk.lua" --records "$tmp/sk.jsonl" --size n=$n --seeds 30 >"$tmp_out" 2>&1 ||
         { echo "skeleton cold replay at n=$n failed:"; cat "$tmp_out"; fail=1; }
     # Kernel Tuner 1.5's best here (tools/kt-compare.py): basinhopping 8 at 2^26,
-    # dual_annealing 15 at 2^22; ils within 1.2x of them: 9 and 14
+    # dual_annealing 15 at 2^22; ils within 1.2x of them: 9 and 12
     check "ils on the skeleton at n=$n, cold" 2 $([ $n = 67108864 ] && echo 9 || echo 14) 30
     # the model-based strategy, cold: where the landscape is smooth it beats
     # ils's 16 and 19 (NOTES.md; on pipeline it does not, so ils stays default)
@@ -129,10 +129,11 @@ gemm_landscape() {
     check "ils on gemm_bf16 at $3 warm from other size tuples" 2 "$5" 29
 }
 # 1024^3 with 200 launches a variant (a plateau: 5 within 2% of the best, 52
-# within 5%): ils cold 39, warm from every other size tuple 13 (the nearest
-# landscapes' value effects as a prior; 38 without), both in 30 of 30
+# within 5%): ils cold 33 (scores by each value's fastest point; 39 by its
+# mean), warm from every other size tuple 13 (the nearest landscapes' value
+# effects as a prior; 38 without), both in 30 of 30
 gemm_landscape h200-gemm_bf16-1024.jsonl.gz \
-    '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' 1024^3 45 15
+    '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' 1024^3 36 15
 # 2048^3 with 100 launches (23 within 2%): ils cold 35; warm from the tuples of
 # other M, N, K (every layout at 2048^3 left out) 4 (NOTES.md 2026-12-02, eleventh)
 gemm_landscape h200-gemm_bf16-2048.jsonl.gz '"K":2048,"M":2048,"N":2048' 2048^3 38 15

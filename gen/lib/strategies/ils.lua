@@ -6,9 +6,10 @@
 --   1. a spread-out start: candidates chosen so that every value of every
 --      parameter appears early (invalid points cost nothing in the search);
 --   2. descent from the incumbent: its untried neighbours, the most
---      promising first by an additive model of log time over the
---      parameters' values, fitted to all measured so far (three queued at a
---      time, so the model's newest fit picks the next);
+--      promising first by a score per parameter value, summed (cold: how
+--      close the fastest point measured with that value came to the best),
+--      kept over all measured so far (three queued at a time, so the
+--      newest scores pick the next);
 --   3. at a local optimum, a kick: a random walk of a few steps from the
 --      incumbent, or a fresh start, and descend again. A fresh start goes where
 --      the search has been least (the values tried least often): regions a
@@ -31,10 +32,12 @@ local incumbent, best_time
 -- the search returns to the best (incumbent)
 local base, base_time, restart
 -- what the model and the fresh starts read, kept as points come: each
--- candidate's "name=value" strings (built once), the sums of log time per
--- value over the measured points, and how often each value was tried
+-- candidate's "name=value" strings (built once), the sums and the least of
+-- log time per value over the measured points, and how often each value
+-- was tried
 local keys_of = {}
 local sum, n, all, count = {}, {}, 0, 0
+local least, lowest = {}, math.huge
 local seen = {}
 
 local function untried(list)
@@ -112,19 +115,23 @@ local function prior_scores()
   return blend, PRIOR_W * top
 end
 
--- Each (name, value)'s effect on log time, additive: the mean of log time
--- over the measured points holding it, less the mean over all, shrunk by
--- n / (n + 1) (one point says little), negated (higher is faster; 0
--- unseen). Ranking by it rather than by the values of the fastest five:
--- the skeleton at 2^26 in 9 measured instead of 14 (NOTES.md 2026-12-02).
--- That alone when cold; warm, blended with the trusted priors, which
--- count as w measurements of each value.
+-- Each (name, value)'s score, higher the faster, 0 unseen, shrunk by
+-- n / (n + 1) (one point says little). Cold: how far the fastest measured
+-- point holding the value is from the fastest of all, in log time: what a
+-- value can reach, not its average, since the search wants the best and
+-- the best often lies where a value's average is poor (gemm_bf16 1024^3:
+-- grid = tile is 0.21 slower on average than persistent, and holds the
+-- best; within 2% in a median of 40 measured instead of 44 over 100 seeds,
+-- no landscape worse: NOTES.md 2026-12-03, fourteenth). Warm: the mean of
+-- log time over the points holding it less the mean over all, blended
+-- with the trusted priors (value effects of the same kind), which count as
+-- w measurements of each value.
 local function value_scores()
   local score = {}
   local prior, w
   if #priors > 0 then prior, w = prior_scores() end
   if not prior then
-    for key, s in pairs(sum) do score[key] = -(s / n[key] - all / count) * n[key] / (n[key] + 1) end
+    for key, m in pairs(n) do score[key] = -(least[key] - lowest) * m / (m + 1) end
     return score
   end
   for key, p in pairs(prior) do score[key] = p * w / PRIOR_W end
@@ -232,6 +239,7 @@ function S.init(sp, budget, r)
   tried, queue, incumbent, best_time = {}, {}, nil, nil
   base, base_time, restart = nil, nil, nil
   keys_of, sum, n, all, count, seen = {}, {}, {}, 0, 0, {}
+  least, lowest = {}, math.huge
   priors = {}
   for i = 1, math.min(PRIORS, #space.landscapes) do
     priors[#priors + 1] = landscape_prior(space.landscapes[i], 1 / i)
@@ -280,7 +288,11 @@ function S.tell(c, result)
     for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
   end
   all, count = all + lt, count + 1
-  for _, key in ipairs(keys(c)) do sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1 end
+  for _, key in ipairs(keys(c)) do
+    sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1
+    least[key] = math.min(least[key] or math.huge, lt)
+  end
+  lowest = math.min(lowest, lt)
   local fresh = c == restart
   if fresh then restart = nil end
   if not best_time or result.time < best_time then
