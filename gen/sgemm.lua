@@ -69,11 +69,9 @@ param("split", { 1, 2, 4, 8 }, { when = function(c) return small(c) and c.raster
 -- slices put more blocks on each SM. (A pruning choice, so the space stays
 -- within what bartune expands: with the warp-specialised kinds copying
 -- asynchronously and thread tiles below 8 x 8, where every split-K record's
--- best lay on the H200. 8 slices took the place of 32 while every launch
--- cleared all its partial tiles (32 slices: 8 MB at 256 x 256 x 16384); with
--- only the counters cleared 8 lost at both few-tile shapes (512^3 0.0210 ms
--- against 4's 0.0173, tall-K 0.0701 against 16's 0.0666) and 32 is back.)
-param("scratch_split", { 1, 4, 16, 32 }, { when = function(c)
+-- best lay on the H200. 8 slices took the place of 32, never within 6.7% of
+-- a shape's best: the bests hold 4 (512^3) and 16 (256 x 256 x 16384).)
+param("scratch_split", { 1, 4, 8, 16 }, { when = function(c)
   return small(c) and c.raster == "row" and (c.split or 1) == 1 and c.barrier ~= "syncthreads" and
       c.producer ~= "regs" and c.tm * c.tn < 64
 end })
