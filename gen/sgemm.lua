@@ -70,7 +70,10 @@ param("split", { 1, 2, 4, 8 }, { when = function(c) return small(c) and c.raster
 -- within what bartune expands: with the warp-specialised kinds copying
 -- asynchronously and thread tiles below 8 x 8, where every split-K record's
 -- best lay on the H200. 8 slices took the place of 32, never within 6.7% of
--- a shape's best: the bests hold 4 (512^3) and 16 (256 x 256 x 16384).)
+-- a shape's best: the bests hold 4 (512^3) and 16 (256 x 256 x 16384). With
+-- only the counters cleared (scratch_zero) both still lose: 8 at 512^3
+-- 0.0210 ms against 4's 0.0173, at tall-K 0.0701 and 32 0.0704 against
+-- 16's 0.0666, NOTES.md 2026-12-03.)
 param("scratch_split", { 1, 4, 8, 16 }, { when = function(c)
   return small(c) and c.raster == "row" and (c.split or 1) == 1 and c.barrier ~= "syncthreads" and
       c.producer ~= "regs" and c.tm * c.tn < 64
