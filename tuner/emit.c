@@ -498,13 +498,13 @@ static bool list_ok(json_t *list, json_t *problem) {
 /* Every text of a geometry passes code_ok. */
 static bool geometry_ok(json_t *geo, json_t *problem) {
     json_t *m, *smem = json_object_get(geo, "smem"), *scratch = json_object_get(geo, "scratch");
+    json_t *zero = json_object_get(geo, "scratch_zero");
     size_t i;
     bool ok = list_ok(json_object_get(geo, "grid"), problem) &&
               list_ok(json_object_get(geo, "block"), problem) &&
               (!json_is_string(smem) || code_ok(json_string_value(smem), problem)) &&
-              (!json_is_string(scratch) || code_ok(json_string_value(scratch), problem));
-    json_t *zero = json_object_get(geo, "scratch_zero");
-    ok = ok && (!json_is_string(zero) || code_ok(json_string_value(zero), problem));
+              (!json_is_string(scratch) || code_ok(json_string_value(scratch), problem)) &&
+              (!json_is_string(zero) || code_ok(json_string_value(zero), problem));
     json_array_foreach(json_object_get(geo, "tensor_maps"), i, m) ok =
         ok && list_ok(json_object_get(m, "dims"), problem) &&
         list_ok(json_object_get(m, "strides"), problem);
