@@ -31,7 +31,8 @@ param("order", { "named", "mbarrier" }, { when = function(c) return two(c) and c
 param("producer", { "warp", "warpgroup" }, { when = hopper })
 param("regs", { "none", "setmaxnreg" }, { when = function(c) return two(c) and c.producer == "warpgroup" end })
 param("stages", { 2, 3, 4, 5, 6, 7 }, { when = hopper })
-param("cluster", { 1, 2 }, { when = hopper })            -- 2: CTA pairs along M share B (multicast)
+-- CTAs along M sharing B (multicast): each loads 1 / cluster of B's boxes
+param("cluster", { 1, 2, 4 }, { when = hopper })
 param("grid", { "tile", "persistent" }, { when = hopper })  -- persistent: one CTA per SM walks tiles
 param("raster", { "row", "grouped" }, { when = hopper })    -- grouped: 8 rows of tiles at a time (L2)
 -- direct: C from registers; tma: through shared memory and the copy engine
@@ -42,6 +43,13 @@ param("epilogue", { "direct", "tma" }, { when = hopper })
 -- shared memory (no workspace); one tile per CTA, cooperative, direct stores
 param("split", { 1, 2, 4, 8 }, { when = function(c)
   return two(c) and c.schedule == "cooperative" and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
+end })
+
+-- The direct epilogue's old values of C, when beta != 0: loaded after the
+-- main loop (off), asked of L2 as each tile's main loop starts (l2), or
+-- loaded into registers then (regs): their latency under the wgmmas
+param("c_early", { "off", "l2", "regs" }, { default = "off", when = function(c)
+  return hopper(c) and c.epilogue == "direct" and (c.split or 1) == 1
 end })
 
 derive(function(c, dev)
@@ -111,11 +119,20 @@ end)
 constraint("accumulators fit the registers: at most 128 fp32 per thread", function(c)
   return not hopper(c) or c.acc_regs <= 128
 end)
-constraint("a cluster pair splits B's 64-column boxes evenly", function(c)
+constraint("a cluster splits B's 64-column boxes evenly", function(c)
   return not hopper(c) or c.cluster == 1 or (c.bn // 64) % 2 == 0
 end)
 constraint("split-K: the sums (rows x (bn + 8) fp32) fit where the stages were", function(c)
   return not hopper(c) or c.split == 1 or c.rows * (c.bn + 8) * 4 <= c.stages * c.stage_bytes
+end)
+-- What ptxas allocates a thread: the register file over the block's threads
+-- rounded up to whole warpgroups, in steps of 8 (ptxas 13.0: 168 at 288
+-- threads; setmaxnreg moves registers at run time, not in this allocation).
+local function reg_cap(c)
+  return math.min(255, 65536 // (ceil_div(c.threads, 128) * 128) // 8 * 8)
+end
+constraint("c_early = regs: accumulators, C's old values (half as many) and ~24 more fit the registers", function(c)
+  return not hopper(c) or c.c_early ~= "regs" or c.acc_regs * 3 // 2 + 24 <= reg_cap(c)
 end)
 constraint("two warpgroups of 128 accumulators each need setmaxnreg's registers (or a one-warp producer)", function(c)
   return not two(c) or c.acc_regs < 128 or c.regs == "setmaxnreg" or c.producer == "warp"

@@ -116,15 +116,16 @@ for size in "rows=1000 5" "rows=4096 9"; do
 done
 # gemm_bf16's complete landscapes (every one of its 3804 variants measured on
 # the H200), cold and warm from the results' other size tuples but those
-# EXCLUDE matches. gemm_landscape FILE EXCLUDE LABEL COLD_MAX WARM_MAX
+# EXCLUDE matches, in the space as they were recorded (--recorded: the space
+# has grown since). gemm_landscape FILE EXCLUDE LABEL COLD_MAX WARM_MAX
 gemm_landscape() {
     gunzip -c "tests/data/$1" >"$tmp/g.jsonl"
     grep -vF "$2" results/nvidia-h200-sm90/gemm_bf16.jsonl >"$tmp/g-other.jsonl"
-    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --seeds 30 >"$tmp_out" 2>&1 ||
+    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --recorded --seeds 30 >"$tmp_out" 2>&1 ||
         { echo "gemm_bf16 $3 cold replay failed:"; cat "$tmp_out"; fail=1; }
     head -1 "$tmp_out" | grep -q "3804 candidates (3804 ok)" || { echo "gemm_bf16 $3: not the recorded space"; cat "$tmp_out"; fail=1; }
     check "ils on gemm_bf16 at $3, cold" 2 "$4" 29
-    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --warm-from "$tmp/g-other.jsonl" --seeds 30 \
+    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --recorded --warm-from "$tmp/g-other.jsonl" --seeds 30 \
         >"$tmp_out" 2>&1 || { echo "gemm_bf16 $3 warm replay failed:"; cat "$tmp_out"; fail=1; }
     check "ils on gemm_bf16 at $3 warm from other size tuples" 2 "$5" 29
 }
@@ -137,6 +138,12 @@ gemm_landscape h200-gemm_bf16-1024.jsonl.gz \
 # 2048^3 with 100 launches (23 within 2%): ils cold 35; warm from the tuples of
 # other M, N, K (every layout at 2048^3 left out) 4 (NOTES.md 2026-12-02, eleventh)
 gemm_landscape h200-gemm_bf16-2048.jsonl.gz '"K":2048,"M":2048,"N":2048' 2048^3 38 15
+# without --recorded an unrecorded candidate is one that failed: the space as it is now
+"$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --seeds 1 --budget 20 >"$tmp_out" 2>&1
+head -1 "$tmp_out" | grep -qE "[0-9]+ candidates \(3804 ok\)" && ! head -1 "$tmp_out" | grep -q "3804 candidates" ||
+    { echo "replay without --recorded: not the space as it is now"; cat "$tmp_out"; fail=1; }
+"$bartune" run gen/gemm_bf16.lua --recorded >"$tmp_out" 2>&1
+[ $? = 2 ] && grep -q -- "--recorded is replay's" "$tmp_out" || { echo "run --recorded:"; cat "$tmp_out"; fail=1; }
 # a record from before a size was declared was measured at its default: the
 # 2048^3 landscape relabelled 1024^3 with no layout sizes (transa, transb)
 # is the nearest to 1024^3 (distance 0), ahead of the 1024^3 one moved to 4096^3

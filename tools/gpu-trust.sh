@@ -30,6 +30,8 @@
 #                  cuBLAS's kernel through bench: issue, warp states, executed instruction mix
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
+#   tune-gemm-regions  gemm_bf16 regions of GEMM_REGIONS ("MxNxK[:ta,tb]|k=v...;..."), ils, BUDGET s each; emit
+#   ncu-gemm       ncu of gemm_bf16's NCU_CONFIG at NCU_SHAPE and of cuBLAS's kernel there (bench)
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
 #   land-toy       every candidate of the toy (tests/toy/axpy.lua) at both sizes, into landscapes.tgz
@@ -194,6 +196,35 @@ for line in sys.stdin:
           done
           statuses results/*/gemm_bf16.jsonl
           $b emit gen/gemm_bf16.lua 2>&1 | tail -5 ;;
+    tune-gemm-regions) # gemm_bf16 regions of GEMM_REGIONS ("MxNxK[:transa,transb]|k=v ..." separated
+          # by ';'), ils, BUDGET s each (an exact config: that variant alone); then emit
+          IFS=';' read -r -a regions <<<"${GEMM_REGIONS:?MxNxK|k=v...;...}"
+          for r in "${regions[@]}"; do
+              # shellcheck disable=SC2046,SC2086 # the sizes and the region's k=v are words
+              timeout 200 $b run gen/gemm_bf16.lua ${r#*|} $(gemm_sizes "${r%%|*}") --strategy ils \
+                  --budget "${BUDGET:-30}s" --timeout 3 --no-emit >>"$out/tune-gemm-regions.log" 2>&1
+              echo "$r rc=$? ($(date +%T))"
+              grep -E "^  #1 " "$out/tune-gemm-regions.log" | tail -1 | cut -c1-220
+              pack_results
+          done
+          statuses results/*/gemm_bf16.jsonl
+          $b emit gen/gemm_bf16.lua 2>&1 | tail -3; pack_results ;;
+    ncu-gemm) # gemm_bf16's best at NCU_SHAPE (4096^3) against cuBLAS's kernel: what each launches
+          # (name, grid, cluster, registers), tensor pipe and L2/DRAM throughput, warp states
+          sections="--section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats
+              --section MemoryWorkloadAnalysis --metrics launch__cluster_dim_x,launch__cluster_dim_y,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum.per_second,lts__t_sectors_srcunit_tex_op_read.sum"
+          # shellcheck disable=SC2046,SC2086 # the sections, the config and the sizes are words
+          timeout 120 ncu --clock-control none --kernel-name bartune_kernel --launch-skip 12 --launch-count 1 \
+              $sections $b run gen/gemm_bf16.lua ${NCU_CONFIG:?k=v...} $(gemm_sizes "${NCU_SHAPE:-4096x4096x4096}") \
+              --timeout 30 --no-emit --results /tmp/ncu-r >"$out/ncu-gemm.log" 2>&1
+          echo "ours: ncu rc=$?"
+          # shellcheck disable=SC2046,SC2086
+          timeout 150 ncu --clock-control none --kernel-name regex:'gemm|xmma|sm90' --launch-skip 5 --launch-count 1 \
+              $sections $b bench gen/gemm_bf16.lua $(gemm_sizes "${NCU_SHAPE:-4096x4096x4096}") --sustain 0 \
+              >"$out/ncu-gemm-cublas.log" 2>&1
+          echo "cuBLAS: ncu rc=$?"
+          grep -hE "^  [a-zA-Z_0-9]+.*\(|Duration|Registers Per|Block Size|Grid Size|Cluster|cluster_dim|gmma|lts__|L2 Cache Throughput|DRAM Throughput|Memory Throughput|Compute \(SM\)|Shared Memory Config|Dynamic Shared|Waves|Warp Cycles Per Issued|Stall" \
+              "$out"/ncu-gemm*.log | head -90 ;;
     tune-sgemm) # the eight shapes in one run (one expansion), ils, SGEMM_BUDGET s each; then emit
           timeout "${SGEMM_TIMEOUT:-540}" $b run gen/sgemm.lua --strategy ils --budget "${SGEMM_BUDGET:-45}s" \
               --timeout 3 >"$out/tune-sgemm.log" 2>&1

@@ -159,7 +159,7 @@ static const struct command commands[] = {
      false},
     {"replay", cmd_replay, true,
      "usage: bartune replay SPACE --records FILE [--strategy NAME] [--seeds N] [--budget N]\n"
-     "                      [--size K=V...] [--warm-from FILE]\n"
+     "                      [--size K=V...] [--warm-from FILE] [--recorded]\n"
      "Runs a search strategy (gen/lib/strategies/NAME.lua, default ils) against recorded\n"
      "results with no GPU, for seeds 1..N (default 30), and prints how many measured\n"
      "configurations it needed to come within 1, 2 and 5% of the recorded best, and its\n"
@@ -167,7 +167,10 @@ static const struct command commands[] = {
      "is a landscape of its own: each is replayed in turn, or those --size picks.\n"
      "--warm-from FILE: the strategy is told the landscapes of FILE (records of other size\n"
      "tuples or devices; the one being replayed left out when FILE is the --records file),\n"
-     "best configurations first (space.elsewhere), and starts from them.\n",
+     "best configurations first (space.elsewhere), and starts from them.\n"
+     "--recorded: the space as the records hold it: only the candidates with a record at\n"
+     "the landscape (a complete landscape recorded before the space grew; without it an\n"
+     "unrecorded candidate counts as a measurement that failed).\n",
      false},
 };
 
@@ -333,6 +336,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_ARCH,
         O_RECORDS,
         O_WARM_FROM,
+        O_RECORDED,
         O_NVCC,
         O_RUNNER,
         O_TEMPLATES
@@ -366,6 +370,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"arch", required_argument, NULL, O_ARCH},
         {"records", required_argument, NULL, O_RECORDS},
         {"warm-from", required_argument, NULL, O_WARM_FROM},
+        {"recorded", no_argument, NULL, O_RECORDED},
         {"nvcc", required_argument, NULL, O_NVCC},
         {"runner", required_argument, NULL, O_RUNNER},
         {"templates", required_argument, NULL, O_TEMPLATES},
@@ -511,6 +516,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         case O_WARM_FROM:
             o->warm_from = optarg;
             break;
+        case O_RECORDED:
+            o->recorded = true;
+            break;
         case O_NVCC:
             o->nvcc = optarg;
             break;
@@ -548,6 +556,8 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                            "--rank energy measures energy in sustained launches: --sustain 0 "
                            "leaves none");
     if (o->rank_energy) results_rank_by("joules");
+    if (o->recorded && strcmp(cmd->name, "replay"))
+        return usage_error(cmdspace, "%s", "--recorded is replay's");
     if (o->warm_from && strcmp(cmd->name, "replay") && strcmp(cmd->name, "run"))
         return usage_error(cmdspace, "%s", "--warm-from is run's (with --strategy) and replay's");
     if (o->warm_from && !strcmp(cmd->name, "run") && !o->strategy)

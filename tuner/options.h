@@ -22,6 +22,7 @@ typedef struct {
     const char *records;   /* emit: a results file to read instead of results/<key>/ */
     const char *warm_from; /* replay: records whose other landscapes the strategy starts from;
                               run --strategy: a device key, "all" or "none" */
+    bool recorded;         /* replay --recorded: only the candidates a landscape's records hold */
     struct size_override {
         char *name;
         long long value;

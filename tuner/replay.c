@@ -69,7 +69,8 @@ static bool replay_at(space *s, const options *o, json_t *recs, json_t *warm, js
     json_t *from = warm ? results_landscapes_near(warm, sizes, !strcmp(o->warm_from, o->records),
                                                   space_full_sizes, s)
                         : NULL;
-    json_t *res = space_replay(s, &d, at, from, text, chunkname, o->seeds, o->budget, &err);
+    json_t *res = space_replay(s, &d, at, from, o->recorded, text, chunkname, o->seeds,
+                               o->budget, &err);
     json_decref(at);
     size_t n_from = json_array_size(from);
     json_decref(from);

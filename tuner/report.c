@@ -84,7 +84,7 @@ static bool write_curves(space *s, const options *o, json_t *all, json_t *sizes,
         options so = *o;
         so.strategy = STRATEGIES[k];
         char *chunk = NULL, *err = NULL, *text = strategy_load(&so, &chunk);
-        json_t *res = text ? space_replay(s, &d, recs, NULL, text, chunk, 30, 300, &err) : NULL;
+        json_t *res = text ? space_replay(s, &d, recs, NULL, false, text, chunk, 30, 300, &err) : NULL;
         free(text);
         free(chunk);
         if (!res) {

@@ -93,11 +93,13 @@ bool space_reuse(space *s, const device_info *dev, const config *values, json_t 
  * seeds 1..seeds with a budget of measured configurations: {runs: [{within:
  * {1, 2, 5}, at: {50, 100, 200, 500}, measured, compiled, compiled_at_2}],
  * candidates, ok, best}. `warm` (NULL: none): an array of other landscapes
- * (each an array of records) the strategy is told of first. NULL and *err
+ * (each an array of records) the strategy is told of first. recorded: the
+ * candidates are those `records` hold (a landscape recorded before the space
+ * grew), not every variant of the space. NULL and *err
  * on failure. */
 json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *warm,
-                     const char *strategy, const char *chunkname, int seeds, int budget,
-                     char **err);
+                     bool recorded, const char *strategy, const char *chunkname, int seeds,
+                     int budget, char **err);
 
 /* A live search (run --strategy): start it over the variants of `dev` (with
  * the k=v overrides), then ask for up to k candidate ids (1-based, in the

@@ -895,8 +895,8 @@ static bool search_call(space *s, const char *name, long long arg, int nres, cha
 }
 
 json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *warm,
-                     const char *strategy, const char *chunkname, int seeds, int budget,
-                     char **err) {
+                     bool recorded, const char *strategy, const char *chunkname, int seeds,
+                     int budget, char **err) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref); /* search */
     lua_getfield(L, -1, "replay_begin");              /* search fn */
@@ -907,7 +907,8 @@ json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *
     lua_pushstring(L, chunkname);
     lua_pushinteger(L, budget); /* search fn S dev land text name budget */
     push_landscapes(L, warm);   /* ... warm: the other landscapes */
-    if (!call(s, 7, 0, err)) {
+    lua_pushboolean(L, recorded);
+    if (!call(s, 8, 0, err)) {
         lua_pop(L, 1);
         return NULL;
     }

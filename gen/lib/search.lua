@@ -359,16 +359,46 @@ local function expansion(S, dev, overrides)
   return expanded
 end
 
+-- The expansion as a landscape's records hold it (replay --recorded): only
+-- the candidates with a record there, numbered afresh, and each parameter's
+-- values those candidates have, so that a landscape recorded completely
+-- before the space grew (a value, a parameter with a default) is still the
+-- complete landscape of the space it was recorded in.
+local function as_recorded(x, landscape)
+  local cands, seen = {}, {}
+  for _, c in ipairs(x.cands) do
+    if landscape[c.desc] then
+      cands[#cands + 1] = readonly({ id = #cands + 1, values = c.values, key = c.key, desc = c.desc })
+      for k, v in pairs(c.values) do
+        seen[k] = seen[k] or {}
+        seen[k][v] = true
+      end
+    end
+  end
+  local params = {}
+  for _, p in ipairs(x.params) do
+    local values = {}
+    for _, v in ipairs(p.values) do
+      if seen[p.name] and seen[p.name][v] then values[#values + 1] = v end
+    end
+    if #values > 0 then params[#params + 1] = readonly({ name = p.name, values = readonly(values), default = p.default }) end
+  end
+  cands, params = readonly(cands), readonly(params)
+  return { S = x.S, key = x.key, cands = cands, params = params, by_desc = index_of(cands) }
+end
+
 -- A replay in three calls, so that each seed has the limits of one call
 -- into Lua (as each ask and tell of a live search has): replay_begin
 -- expands the space, replay_seed(seed) runs one seed's search (its own
 -- strategy state and view: independent searches), replay_end returns the
 -- runs, the number of candidates and of ok ones, and the median curve.
--- warm: other landscapes, told as space.elsewhere.
+-- warm: other landscapes, told as space.elsewhere; recorded: the space as
+-- the landscape's records hold it (as_recorded).
 local rp
-function M.replay_begin(S, dev, landscape, st_text, chunkname, budget, warm)
+function M.replay_begin(S, dev, landscape, st_text, chunkname, budget, warm, recorded)
   rp = nil
   local x = expansion(S, dev, {})
+  if recorded then x = as_recorded(x, landscape) end
   local cands, params, by_desc = x.cands, x.params, x.by_desc
   local best, ok = nil, 0
   for _, c in ipairs(cands) do

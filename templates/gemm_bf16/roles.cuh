@@ -107,6 +107,74 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
     }
 }
 
+//% if c_early == "regs" then
+// c_early = regs: C's old values at this thread's pairs of a tile inside
+// the matrix, loaded into registers as the tile's main loop starts, so their
+// latency hides under the wgmmas (store_tile loads them after the main
+// loop, with the tensor cores idle until they come). Edge tiles and beta = 0
+// take store_tile. One 32-bit register a pair: acc_regs / 2 of them.
+__device__ __forceinline__ bool c_early_inside(const Problem& p, int tn) {
+    return p.beta != 0.f && p.vec_store && (tn + 1) * kBN <= p.N;
+}
+__device__ __forceinline__ void load_c_early(const Problem& p, uint32_t (&old)[kMsub][2][kBN / 8],
+                                             int tm, int tn, int rows0) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    const int col0 = tn * kBN + (lane & 3) * 2;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
+            const uint32_t* c = reinterpret_cast<const uint32_t*>(p.C + (long long)min(row, p.M - 1) * p.ldc + col0);
+#pragma unroll
+            for (int j = 0; j < kBN / 8; ++j) old[ms][h][j] = c[j * 4];
+        }
+}
+__device__ __forceinline__ void store_tile_early(const Problem& p, float (&acc)[kMsub][kBN / 2],
+                                                 const uint32_t (&old)[kMsub][2][kBN / 8], int tm,
+                                                 int tn, int rows0) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    const int col0 = tn * kBN + (lane & 3) * 2;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
+            if (row >= p.M) continue;
+            __nv_bfloat162* c2 = reinterpret_cast<__nv_bfloat162*>(p.C + (long long)row * p.ldc + col0);
+#pragma unroll
+            for (int j = 0; j < kBN / 8; ++j) {
+                const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&old[ms][h][j]));
+                const int a = 4 * j + 2 * h;
+                c2[j * 4] = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                  p.alpha * acc[ms][a + 1] + p.beta * o.y);
+            }
+        }
+}
+
+//% elseif c_early == "l2" then
+// c_early = l2: as a tile's main loop starts, its consumer threads ask L2
+// for the 128-byte lines of C's old values at their rows (lane % 4 takes
+// lines lane % 4, + 4, ...), so store_tile's loads after the main loop hit
+// L2 rather than wait for memory. No registers held; beta = 0 asks nothing.
+__device__ __forceinline__ void prefetch_c(const Problem& p, int tm, int tn, int rows0) {
+    if (p.beta == 0.f) return;
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+            for (int line = lane & 3; line < kBN / 64; line += 4) {
+                const int col = tn * kBN + line * 64;
+                if (row < p.M && col < p.N)
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(p.C + (long long)row * p.ldc + col));
+            }
+        }
+}
+
+//% end
 // The tma epilogue. Element (r, c) of the warpgroup's rows lies in box c /
 // 64 (64 columns, 128-byte rows) at row r, its 16-byte chunk swizzled by r
 // % 8 as the copy engine's 128-byte swizzle does: the 8 rows a warp writes
@@ -303,6 +371,13 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
+//% if c_early == "regs" then
+        uint32_t old[kMsub][2][kBN / 8];
+        const bool early = c_early_inside(p, tn);
+        if (early) load_c_early(p, old, tm, tn, rows0);
+//% elseif c_early == "l2" then
+        prefetch_c(p, tm, tn, rows0);
+//% end
         float acc[kMsub][kBN / 2];
         if (p.ta)
             p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
@@ -319,6 +394,10 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
             store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
         else if (kTmaEpilogue)
             store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
+//% if c_early == "regs" then
+        else if (early)
+            store_tile_early(p, acc, old, tm, tn, rows0);
+//% end
         else
             store_tile(p, acc, tm, tn, rows0);
     }
