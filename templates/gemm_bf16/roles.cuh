@@ -116,16 +116,23 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
 __device__ __forceinline__ bool c_early_inside(const Problem& p, int tn) {
     return p.beta != 0.f && p.vec_store && (tn + 1) * kBN <= p.N;
 }
+// This thread's row of slab ms, half h (store_tile's D layout), and where
+// its first pair lies in C (the row clamped into C: loads past M read row M
+// - 1, whose values no store uses).
+__device__ __forceinline__ int early_row(int tm, int rows0, int ms, int h) {
+    const int t = threadIdx.x & 127;
+    return tm * kBM + rows0 + ms * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+}
+__device__ __forceinline__ __nv_bfloat16* early_pair(const Problem& p, int row, int tn) {
+    return p.C + (long long)min(row, p.M - 1) * p.ldc + tn * kBN + (threadIdx.x & 3) * 2;
+}
 __device__ __forceinline__ void load_c_early(const Problem& p, uint32_t (&old)[kMsub][2][kBN / 8],
                                              int tm, int tn, int rows0) {
-    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
-    const int col0 = tn * kBN + (lane & 3) * 2;
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
-            const uint32_t* c = reinterpret_cast<const uint32_t*>(p.C + (long long)min(row, p.M - 1) * p.ldc + col0);
+            const uint32_t* c = reinterpret_cast<const uint32_t*>(early_pair(p, early_row(tm, rows0, ms, h), tn));
 #pragma unroll
             for (int j = 0; j < kBN / 8; ++j) old[ms][h][j] = c[j * 4];
         }
@@ -133,15 +140,13 @@ __device__ __forceinline__ void load_c_early(const Problem& p, uint32_t (&old)[k
 __device__ __forceinline__ void store_tile_early(const Problem& p, float (&acc)[kMsub][kBN / 2],
                                                  const uint32_t (&old)[kMsub][2][kBN / 8], int tm,
                                                  int tn, int rows0) {
-    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
-    const int col0 = tn * kBN + (lane & 3) * 2;
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
+            const int row = early_row(tm, rows0, ms, h);
             if (row >= p.M) continue;
-            __nv_bfloat162* c2 = reinterpret_cast<__nv_bfloat162*>(p.C + (long long)row * p.ldc + col0);
+            __nv_bfloat162* c2 = reinterpret_cast<__nv_bfloat162*>(early_pair(p, row, tn));
 #pragma unroll
             for (int j = 0; j < kBN / 8; ++j) {
                 const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&old[ms][h][j]));
