@@ -120,7 +120,7 @@ constraint("accumulators fit the registers: at most 128 fp32 per thread", functi
   return not hopper(c) or c.acc_regs <= 128
 end)
 constraint("a cluster splits B's 64-column boxes evenly", function(c)
-  return not hopper(c) or c.cluster == 1 or (c.bn // 64) % 2 == 0
+  return not hopper(c) or (c.bn // 64) % c.cluster == 0
 end)
 constraint("split-K: the sums (rows x (bn + 8) fp32) fit where the stages were", function(c)
   return not hopper(c) or c.split == 1 or c.rows * (c.bn + 8) * 4 <= c.stages * c.stage_bytes

@@ -27,6 +27,8 @@ kinds=(
     "consumers=2 schedule=pingpong order=named producer=warp cluster=1 grid=persistent epilogue=direct"
     "consumers=2 schedule=pingpong order=mbarrier producer=warpgroup regs=setmaxnreg cluster=2 grid=tile epilogue=tma"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=4"
+    "consumers=2 schedule=cooperative producer=warp cluster=1 grid=persistent epilogue=direct c_early=l2"
+    "consumers=2 schedule=pingpong order=mbarrier producer=warp cluster=1 grid=persistent epilogue=direct c_early=regs"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -35,8 +37,13 @@ for kind in "${kinds[@]}"; do
     "$bartune" render gen/gemm_bf16.lua $sel >"$tmp/$i.cu" 2>"$tmp/$i.err" ||
         { echo "render $sel: $(cat "$tmp/$i.err")"; fail=1; continue; }
     gen="-gencode=arch=compute_90a,code=sm_90a"
-    "$nvcc" -cubin $gen -std=c++17 -O3 -o "$tmp/$i.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||
+    "$nvcc" -cubin $gen -std=c++17 -O3 -Xptxas -v -o "$tmp/$i.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||
         { echo "nvcc sm_90a: $sel"; cat "$tmp/$i.log"; fail=1; continue; }
+    # c_early = regs holds C's old values beside the accumulators: the space
+    # allows it only where ptxas keeps them all in registers
+    case $kind in
+    *c_early=regs*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
+    esac
     "$nvcc" -ptx -arch=compute_90a -std=c++17 -O3 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
     check "$sel" "$tmp/$i.ptx" 'wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.bf16\.bf16' \
         'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global' 'mbarrier\.try_wait\.parity' 'expect_tx'
@@ -54,6 +61,10 @@ for kind in "${kinds[@]}"; do
     *) check "$sel" "$tmp/$i.ptx" -- 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' ;;
     esac
     case $kind in
+    *c_early=l2*) check "$sel" "$tmp/$i.ptx" 'prefetch\.global\.L2' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'prefetch\.global\.L2' ;;
+    esac
+    case $kind in
     *order=named*) check "$sel" "$tmp/$i.ptx" 'bar\.arrive' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'bar\.arrive' ;;
     esac
@@ -62,6 +73,11 @@ for kind in "${kinds[@]}"; do
         check "$sel" "$tmp/$i.sass" 'HGMMA\.64x128x16' 'UTMALDG' 'SYNCS'
     fi
 done
+# a cluster of 4 splits B's boxes four ways: only 256-column tiles (4 boxes)
+# (the template's static_assert refuses the rest at compile time)
+"$bartune" list gen/gemm_bf16.lua --arch sm_90 cluster=4 | grep '^kind=' >"$tmp/c4.txt"
+[ -s "$tmp/c4.txt" ] && ! grep -v ' bn=256 ' "$tmp/c4.txt" | grep -q . ||
+    { echo "cluster=4 with tiles other than 256 columns: $(grep -v ' bn=256 ' "$tmp/c4.txt" | head -2)"; fail=1; }
 # the plain kind: any GPU, no Hopper instruction
 "$bartune" render gen/gemm_bf16.lua kind=simt --arch sm_80 >"$tmp/simt.cu" || fail=1
 for arch in sm_75 sm_80; do
