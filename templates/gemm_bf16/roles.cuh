@@ -107,6 +107,13 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
     }
 }
 
+//% if c_early == "regs" or c_early == "l2" then
+// This thread's row of C in slab ms, half h of a tile (store_tile's D layout).
+__device__ __forceinline__ int early_row(int tm, int rows0, int ms, int h) {
+    const int t = threadIdx.x & 127;
+    return tm * kBM + rows0 + ms * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+}
+//% end
 //% if c_early == "regs" then
 // c_early = regs: C's old values at this thread's pairs of a tile inside
 // the matrix, loaded into registers as the tile's main loop starts, so their
@@ -116,13 +123,8 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
 __device__ __forceinline__ bool c_early_inside(const Problem& p, int tn) {
     return p.beta != 0.f && p.vec_store && (tn + 1) * kBN <= p.N;
 }
-// This thread's row of slab ms, half h (store_tile's D layout), and where
-// its first pair lies in C (the row clamped into C: loads past M read row M
-// - 1, whose values no store uses).
-__device__ __forceinline__ int early_row(int tm, int rows0, int ms, int h) {
-    const int t = threadIdx.x & 127;
-    return tm * kBM + rows0 + ms * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
-}
+// Where this thread's first pair of a row lies in C (the row clamped into C:
+// loads past M read row M - 1, whose values no store uses).
 __device__ __forceinline__ __nv_bfloat16* early_pair(const Problem& p, int row, int tn) {
     return p.C + (long long)min(row, p.M - 1) * p.ldc + tn * kBN + (threadIdx.x & 3) * 2;
 }
@@ -164,14 +166,13 @@ __device__ __forceinline__ void store_tile_early(const Problem& p, float (&acc)[
 // L2 rather than wait for memory. No registers held; beta = 0 asks nothing.
 __device__ __forceinline__ void prefetch_c(const Problem& p, int tm, int tn, int rows0) {
     if (p.beta == 0.f) return;
-    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
+            const int row = early_row(tm, rows0, ms, h);
 #pragma unroll
-            for (int line = lane & 3; line < kBN / 64; line += 4) {
+            for (int line = threadIdx.x & 3; line < kBN / 64; line += 4) {
                 const int col = tn * kBN + line * 64;
                 if (row < p.M && col < p.N)
                     asm volatile("prefetch.global.L2 [%0];" ::"l"(p.C + (long long)row * p.ldc + col));
