@@ -8658,9 +8658,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v9
 
-// Best verified variant at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: median 0.0317 ms (min 0.0309, max 0.0405),
-// measured 2026-12-02T07:40:16Z with nvcc 13.0.88.
-// config: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=direct 
+// Best verified variant at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: median 0.0317 ms (min 0.0308, max 0.0332),
+// measured 2026-12-03T13:41:29Z with nvcc 13.0.88.
+// config: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=direct c_early=l2 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -8672,7 +8672,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=direct
+// Variant: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=direct c_early=l2
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -9132,6 +9132,31 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
     }
 }
 
+// This thread's row of C in slab ms, half h of a tile (store_tile's D layout).
+__device__ __forceinline__ int early_row(int tm, int rows0, int ms, int h) {
+    const int t = threadIdx.x & 127;
+    return tm * kBM + rows0 + ms * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+}
+// c_early = l2: as a tile's main loop starts, its consumer threads ask L2
+// for the 128-byte lines of C's old values at their rows (lane % 4 takes
+// lines lane % 4, + 4, ...), so store_tile's loads after the main loop hit
+// L2 rather than wait for memory. No registers held; beta = 0 asks nothing.
+__device__ __forceinline__ void prefetch_c(const Problem& p, int tm, int tn, int rows0) {
+    if (p.beta == 0.f) return;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = early_row(tm, rows0, ms, h);
+#pragma unroll
+            for (int line = threadIdx.x & 3; line < kBN / 64; line += 4) {
+                const int col = tn * kBN + line * 64;
+                if (row < p.M && col < p.N)
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(p.C + (long long)row * p.ldc + col));
+            }
+        }
+}
+
 // The tma epilogue. Element (r, c) of the warpgroup's rows lies in box c /
 // 64 (64 columns, 128-byte rows) at row r, its 16-byte chunk swizzled by r
 // % 8 as the copy engine's 128-byte swizzle does: the 8 rows a warp writes
@@ -9320,6 +9345,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
+        prefetch_c(p, tm, tn, rows0);
         float acc[kMsub][kBN / 2];
         if (p.ta)
             p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
@@ -10352,9 +10378,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v11
 
-// Best verified variant at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: median 0.0431 ms (min 0.0422, max 0.0477),
-// measured 2026-12-02T07:40:51Z with nvcc 13.0.88.
-// config: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=grouped epilogue=direct split=1 
+// Best verified variant at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: median 0.0431 ms (min 0.0421, max 0.0438),
+// measured 2026-12-03T13:41:35Z with nvcc 13.0.88.
+// config: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 c_early=l2 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -10366,7 +10392,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=grouped epilogue=direct split=1
+// Variant: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 c_early=l2
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -10447,7 +10473,7 @@ constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one 
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
 constexpr bool kPersistent = false;
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
-constexpr int kGroup = 8;  // rows of units per L2 group
+constexpr int kGroup = 0;  // rows of units per L2 group
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
 // buffer of shared memory that the copy engine stores (C's old values come
 // in the same way, loaded while the main loop runs); direct: from registers
@@ -10827,6 +10853,31 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
     }
 }
 
+// This thread's row of C in slab ms, half h of a tile (store_tile's D layout).
+__device__ __forceinline__ int early_row(int tm, int rows0, int ms, int h) {
+    const int t = threadIdx.x & 127;
+    return tm * kBM + rows0 + ms * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+}
+// c_early = l2: as a tile's main loop starts, its consumer threads ask L2
+// for the 128-byte lines of C's old values at their rows (lane % 4 takes
+// lines lane % 4, + 4, ...), so store_tile's loads after the main loop hit
+// L2 rather than wait for memory. No registers held; beta = 0 asks nothing.
+__device__ __forceinline__ void prefetch_c(const Problem& p, int tm, int tn, int rows0) {
+    if (p.beta == 0.f) return;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = early_row(tm, rows0, ms, h);
+#pragma unroll
+            for (int line = threadIdx.x & 3; line < kBN / 64; line += 4) {
+                const int col = tn * kBN + line * 64;
+                if (row < p.M && col < p.N)
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(p.C + (long long)row * p.ldc + col));
+            }
+        }
+}
+
 // The tma epilogue. Element (r, c) of the warpgroup's rows lies in box c /
 // 64 (64 columns, 128-byte rows) at row r, its 16-byte chunk swizzled by r
 // % 8 as the copy engine's 128-byte swizzle does: the 8 rows a warp writes
@@ -11016,6 +11067,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
+        prefetch_c(p, tm, tn, rows0);
         float acc[kMsub][kBN / 2];
         if (p.ta)
             p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
