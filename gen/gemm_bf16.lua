@@ -36,8 +36,10 @@ param("cluster", { 1, 2, 4 }, { when = hopper })
 param("grid", { "tile", "persistent" }, { when = hopper })  -- persistent: one CTA per SM walks tiles
 param("raster", { "row", "grouped" }, { when = hopper })    -- grouped: 8 rows of tiles at a time (L2)
 -- direct: C from registers; tma: through shared memory and the copy engine
--- (C's old values loaded by it while the main loop runs)
-param("epilogue", { "direct", "tma" }, { when = hopper })
+-- (C's old values loaded by it while the main loop runs); tma_store: boxes
+-- of 64 x 64 through two buffers a warpgroup, stored by the copy engine while
+-- the next is written (old values from registers, as direct)
+param("epilogue", { "direct", "tma", "tma_store" }, { when = hopper })
 -- split-K for shapes of few tiles and long K (256 x 256 x 16384): a cluster
 -- of `split` CTAs per tile, each over a share of K, summed in distributed
 -- shared memory (no workspace); one tile per CTA, cooperative, direct stores
@@ -70,7 +72,8 @@ derive(function(c, dev)
   -- (ptxas: no spills at 168 registers), 8 for 192 columns (24 pairs)
   c.epilogue_batch = (c.regs == "setmaxnreg" or c.acc_regs <= 64) and c.bn // 8 or (c.bn == 192 and 8 or 16)
   c.stage_bytes = (c.rows + c.bn) * 64 * 2
-  c.c_bytes = c.epilogue == "tma" and c.consumers * c.wm * c.bn * 2 or 0  -- the epilogue's C buffers
+  c.c_bytes = c.epilogue == "tma" and c.consumers * c.wm * c.bn * 2            -- the epilogue's C buffers
+    or c.epilogue == "tma_store" and c.consumers * 2 * 8192 or 0
   c.smem_bytes = 2048 + c.stages * c.stage_bytes + c.c_bytes          -- 1 KiB alignment, 1 KiB barriers
   c.min_cc = 90
 end)
@@ -89,8 +92,8 @@ launch(function(c, s, dev)
   end
   -- A: K inner, M rows, one box of 64 x rows (transa: M inner, K rows,
   -- boxes of 64 x 64); B: N inner, K rows, boxes of 64 x 64 (transb: K
-  -- inner, N rows); C (tma epilogue): N inner, M rows, boxes of 64 x a
-  -- warpgroup's rows. The layouts are sizes of declared values: numbers
+  -- inner, N rows); C (tma epilogues): N inner, M rows, boxes of 64 x a
+  -- warpgroup's rows (tma_store: 64 x 64). The layouts are sizes of declared values: numbers
   -- here, also in the header (problems/gemm_bf16.lua).
   local a = s.transa == 1 and { dims = { s.M, s.K }, box = { 64, 64 } } or { dims = { s.K, s.M }, box = { 64, c.rows } }
   local b = s.transb == 1 and { dims = { s.K, s.N } } or { dims = { s.N, s.K } }
@@ -98,8 +101,9 @@ launch(function(c, s, dev)
     { buffer = "A", dims = a.dims, strides = { s.lda * 2 }, box = a.box, swizzle = 128 },
     { buffer = "B", dims = b.dims, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
   }
-  if c.epilogue == "tma" then
-    maps[3] = { buffer = "C", dims = { s.N, s.M }, strides = { s.ldc * 2 }, box = { 64, c.wm }, swizzle = 128 }
+  if c.epilogue ~= "direct" then
+    maps[3] = { buffer = "C", dims = { s.N, s.M }, strides = { s.ldc * 2 },
+      box = { 64, c.epilogue == "tma" and c.wm or 64 }, swizzle = 128 }
   end
   return { grid = { blocks * c.cluster * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
     min_cc = 90, tensor_maps = maps }

@@ -55,6 +55,8 @@ constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // rows of units per 
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
 // buffer of shared memory that the copy engine stores (C's old values come
 // in the same way, loaded while the main loop runs); direct: from registers
+//% -- tma_store: boxes of 64 x 64 through two buffers (roles.cuh); a template comment, so
+//% -- that the other variants render as before and their records stay current
 constexpr bool kTmaEpilogue = $(epilogue == "tma" and "true" or "false");
 constexpr int kCBytes = kWM * kBN * 2;             // one warpgroup's rows of C
 static_assert(kBN % 64 == 0 && kBBoxes % kCluster == 0, "B boxes split over the cluster");
@@ -78,7 +80,7 @@ $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
                const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
                int ldb, float beta, __nv_bfloat16* __restrict__ C, int ldc,
                const __grid_constant__ CUtensorMap tmA,
-//% if epilogue == "tma" then
+//% if epilogue ~= "direct" then
                const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
 //% else
                const __grid_constant__ CUtensorMap tmB) {
@@ -86,7 +88,7 @@ $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
 #if defined(BARTUNE_HOPPER)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const Problem p = make_problem(transa, transb, M, N, K, alpha, beta, C, ldc);
-    run_roles(p, smem_raw, &tmA, &tmB, $(epilogue == "tma" and "&tmC" or "nullptr"));
+    run_roles(p, smem_raw, &tmA, &tmB, $(epilogue ~= "direct" and "&tmC" or "nullptr"));
 #else
     __trap();  // not built for sm_90a: the header's run() never launches this
 #endif

@@ -7,7 +7,7 @@
 //
 //   nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels
 //        tools/header-bench.cu -lcublas -o /tmp/header-bench
-//   /tmp/header-bench [REPS] [MxNxK[:transa,transb] ...]   (default: the tune list)
+//   [HB_BETA=0] /tmp/header-bench [REPS] [MxNxK[:transa,transb] ...]   (default: the tune list)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,7 +104,10 @@ int main(int argc, char** argv) {
     cudaEvent_t t0, t1;
     CHECK(cudaEventCreate(&t0));
     CHECK(cudaEventCreate(&t1));
-    const float alpha = 1.25f, beta = -0.75f;  // bench's scalars (problems/gemm_bf16.lua)
+    // bench's scalars (problems/gemm_bf16.lua); HB_BETA=0 times C = alpha A B, which
+    // reads no C (what most programs call)
+    const float alpha = 1.25f, beta = getenv("HB_BETA") ? (float)atof(getenv("HB_BETA")) : -0.75f;
+    printf("alpha %.2f, beta %.2f\n", alpha, beta);
     printf("%-24s %10s %10s %8s  %s\n", "shape (transa,transb)", "tuned ms", "cuBLAS ms", "ratio", "header path");
     double log_sum = 0;
     for (const Shape& s : shapes) {

@@ -258,6 +258,64 @@ __device__ __forceinline__ void store_tile_edge(const Problem& p, float (&acc)[k
     store_tile(p, acc, tm, tn, rows0);
 }
 
+//% if epilogue == "tma_store" then
+// The tma_store epilogue: a warpgroup's rows of the tile leave in boxes of
+// 64 x 64 through two 8 KiB buffers of shared memory, each stored by the copy
+// engine while the next box is written (and the last ones while the next
+// tile's main loop runs), so no consumer waits on global stores and the
+// stages keep their number (the tma epilogue's whole-tile buffers cost a
+// stage at 128 x 256). C's old values come from global memory into
+// registers, as in the direct epilogue. Tiles at C's edges go direct.
+__device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
+    return stage_a(base, kStages) + (wg * 2 + (n & 1u)) * 8192;
+}
+__device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
+    return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
+}
+__device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
+                                                 int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
+                                                 const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int b = 0; b < kBBoxes; ++b, ++boxes) {
+            // the store of two boxes ago has read this buffer (see below)
+            const uint32_t buf = box_buf(base, wg, boxes);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                // this thread's 8 pairs of row r of the box: their old values
+                // loaded at once, then each scaled into its 16-byte chunk j,
+                // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
+                const int r = warp * 16 + lane / 4 + 8 * h;
+                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+                uint32_t old[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
+                const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    const int a = 4 * (b * 8 + j) + 2 * h;
+                    const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&old[j]));
+                    const __nv_bfloat162 v = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                                   p.alpha * acc[ms][a + 1] + p.beta * o.y);
+                    st_shared(row + (((uint32_t)j << 4) ^ swz), *reinterpret_cast<const uint32_t*>(&v));
+                }
+            }
+            fence_async_smem();
+            // every store issued so far (the box before this one the newest)
+            // has read its buffer: after the barrier, the next box may write it
+            if (t == 0) bulk_wait_read();
+            named_sync(3 + wg, 128);
+            if (t == 0) {
+                tma_store(tmC, buf, tn * kBN + b * 64, tm * kBM + rows0 + ms * 64);
+                bulk_commit();
+            }
+        }
+}
+
+//% end
 // Split-K: each CTA's sums as fp32 rows of kBN + 8 (fewer bank conflicts)
 // where its stages were (all consumed: one tile per CTA); then CTA r of the
 // cluster adds row slice r of every CTA's sums, read across the cluster, and
@@ -365,6 +423,9 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
     setmaxnreg_inc<$(consumer_regs)>();
 //% end
     uint32_t order_phase = 0, c_phase = 0;
+//% if epilogue == "tma_store" then
+    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
+//% end
     const int rows0 = kPingpong ? 0 : wg * kWM;
     int kb0, nk;
     k_range(p, rank, kb0, nk);
@@ -400,6 +461,10 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
             store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
         else if (kTmaEpilogue)
             store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
+//% if epilogue == "tma_store" then
+        else if (boxes_inside(p, tm, tn, rows0))
+            store_tile_boxes(p, acc, tm, tn, rows0, wg, base, boxes, tmC);
+//% end
 //% if c_early == "regs" then
         else if (early)
             store_tile_early(p, acc, old, tm, tn, rows0);
@@ -408,6 +473,9 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
             store_tile(p, acc, tm, tn, rows0);
     }
     if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+//% if epilogue == "tma_store" then
+    if ((threadIdx.x & 127) == 0) bulk_wait();
+//% end
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
