@@ -136,7 +136,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v12::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 11;
     if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v13::usable() && (bt_d = 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 12;
     if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v14::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 13;
-    if (bt_on == 0 && transa == 0 && transb == 1 && bartune_gemm_bf16_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 14;
+    if (bt_on == 0 && transa == 0 && transb == 1 && bartune_gemm_bf16_nvidia_h200_sm90_v15::usable() && (bt_d = 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 14;
     if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_nvidia_h200_sm90_v16::usable() && (bt_d = 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 15;
     (void)bt_d;
     (void)bt_best;
@@ -155,7 +155,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     case 11: return {11, bartune_gemm_bf16_nvidia_h200_sm90_v12::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 12: return {12, bartune_gemm_bf16_nvidia_h200_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 13: return {13, bartune_gemm_bf16_nvidia_h200_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 14: return {14, bartune_gemm_bf16_nvidia_h200_sm90_v1::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 14: return {14, bartune_gemm_bf16_nvidia_h200_sm90_v15::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 15: return {15, bartune_gemm_bf16_nvidia_h200_sm90_v16::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
         return {-1, "the binary holds no code of the tuned variants for this device: build with the flags bt_tuned_on names"};
@@ -164,18 +164,18 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
 
 // The variants' names, as bartune_gemm_bf16_variant gives them.
 static const char *const bt_names[] = {
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
+    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=direct ",
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=6 cluster=1 grid=persistent raster=row epilogue=tma ",
-    "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=4096 ldc=128 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 ",
+    "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=4096 ldc=128 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store ",
     "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=256 ldc=4096 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=none stages=4 cluster=1 grid=tile raster=row epilogue=direct split=8 ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store ",
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma_store ",
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
-    "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 c_early=l2 ",
+    "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store ",
     "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=none stages=4 cluster=1 grid=tile raster=row epilogue=direct split=8 ",
     "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
@@ -225,7 +225,7 @@ BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int transa, int transb, in
     case 11: return bartune_gemm_bf16_nvidia_h200_sm90_v12::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 12: return bartune_gemm_bf16_nvidia_h200_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 13: return bartune_gemm_bf16_nvidia_h200_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 14: return bartune_gemm_bf16_nvidia_h200_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 14: return bartune_gemm_bf16_nvidia_h200_sm90_v15::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 15: return bartune_gemm_bf16_nvidia_h200_sm90_v16::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     default: return bartune_gemm_bf16_portable::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     }
