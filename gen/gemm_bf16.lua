@@ -11,7 +11,7 @@ space {
   host = "gemm_bf16/host.cuh",    -- the header's run(): the simt path where TMA cannot go
   problem = "gemm_bf16",
   arch_specific = true,           -- sm_90a: wgmma and setmaxnreg
-  group = { "schedule", "producer", "cluster", "grid", "epilogue", "split" },
+  group = { "schedule", "producer", "cluster", "grid", "epilogue", "split", "scratch_split" },
 }
 
 local hopper = function(c) return c.kind == "wgmma" end
@@ -46,12 +46,20 @@ param("epilogue", { "direct", "tma", "tma_store" }, { when = hopper })
 param("split", { 1, 2, 4, 8 }, { when = function(c)
   return two(c) and c.schedule == "cooperative" and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
 end })
+-- split-K through scratch memory: `scratch_split` CTAs a tile (a grid row
+-- each), any of them resident at any time, each over a share of K, writing
+-- its fp32 sums to scratch; the last to finish adds them in order and stores.
+-- More CTAs than a cluster holds (the tall-K shape has 4 tiles of 128 x 128)
+param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = function(c)
+  return two(c) and c.schedule == "cooperative" and c.grid == "tile" and c.cluster == 1 and
+      c.epilogue == "direct" and c.split == 1
+end })
 
 -- The direct epilogue's old values of C, when beta != 0: loaded after the
 -- main loop (off), asked of L2 as each tile's main loop starts (l2), or
 -- loaded into registers then (regs): their latency under the wgmmas
 param("c_early", { "off", "l2", "regs" }, { default = "off", when = function(c)
-  return hopper(c) and c.epilogue == "direct" and (c.split or 1) == 1
+  return hopper(c) and c.epilogue == "direct" and (c.split or 1) == 1 and (c.scratch_split or 1) == 1
 end })
 
 derive(function(c, dev)
@@ -105,6 +113,14 @@ launch(function(c, s, dev)
     maps[3] = { buffer = "C", dims = { s.N, s.M }, strides = { s.ldc * 2 },
       box = { 64, c.epilogue == "tma" and c.wm or 64 }, swizzle = 128 }
   end
+  local ss = c.scratch_split or 1
+  if ss > 1 then
+    -- a counter per tile (whole 256-byte lines: the prefix cleared at a
+    -- launch), then each tile's ss partial tiles of fp32 sums
+    local counters = ceil_div(blocks, 64) * 64 * 4
+    return { grid = { blocks, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+      tensor_maps = maps, scratch = counters + blocks * ss * c.rows * c.bn * 4, scratch_zero = counters }
+  end
   return { grid = { blocks * c.cluster * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
     min_cc = 90, tensor_maps = maps }
 end)
@@ -113,7 +129,7 @@ end)
 -- least (run --sanitize refuses racecheck below 3); the plain kind has none.
 reuse(function(c, s, dev)
   if c.kind == "simt" then return 1 << 30 end
-  return ceil_div(s.K, 64) // c.split // c.stages
+  return ceil_div(s.K, 64) // c.split // (c.scratch_split or 1) // c.stages
 end)
 
 device_limits()

@@ -41,6 +41,11 @@ constexpr int kCluster = $(cluster);               // CTAs sharing B (multicast)
 constexpr int kSplit = $(split or 1);
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
+//% if (scratch_split or 1) > 1 then
+// split-K through scratch memory: kScratchSplit CTAs a tile (blockIdx.y), any
+// of them resident at any time; the last to finish sums the partials
+constexpr int kScratchSplit = $(scratch_split);
+//% end
 constexpr int kIssuers = $(producer == "warpgroup" and 2 or 1);  // threads issuing copies
 constexpr int kProducerThreads = $(producer == "warpgroup" and 128 or 32);
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
@@ -82,12 +87,19 @@ $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
                const __grid_constant__ CUtensorMap tmA,
 //% if epilogue ~= "direct" then
                const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
+//% elseif (scratch_split or 1) > 1 then
+               const __grid_constant__ CUtensorMap tmB, float* __restrict__ scratch) {
 //% else
                const __grid_constant__ CUtensorMap tmB) {
 //% end
 #if defined(BARTUNE_HOPPER)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
+//% if (scratch_split or 1) > 1 then
+    Problem p = make_problem(transa, transb, M, N, K, alpha, beta, C, ldc);
+    p.scratch = scratch;
+//% else
     const Problem p = make_problem(transa, transb, M, N, K, alpha, beta, C, ldc);
+//% end
     run_roles(p, smem_raw, &tmA, &tmB, $(epilogue ~= "direct" and "&tmC" or "nullptr"));
 #else
     __trap();  // not built for sm_90a: the header's run() never launches this

@@ -30,6 +30,7 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=persistent epilogue=direct c_early=l2"
     "consumers=2 schedule=pingpong order=mbarrier producer=warp cluster=1 grid=persistent epilogue=direct c_early=regs"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store"
+    "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -42,9 +43,10 @@ for kind in "${kinds[@]}"; do
         { echo "nvcc sm_90a: $sel"; cat "$tmp/$i.log"; fail=1; continue; }
     # c_early = regs holds C's old values beside the accumulators: the space
     # allows it only where ptxas keeps them all in registers; tma_store's
-    # boxes, with setmaxnreg's registers, spill nothing either
+    # boxes, with setmaxnreg's registers, and scratch_split's sums spill
+    # nothing either
     case $kind in
-    *c_early=regs* | *epilogue=tma_store*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
+    *c_early=regs* | *epilogue=tma_store* | *scratch_split=*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
     esac
     "$nvcc" -ptx -arch=compute_90a -std=c++17 -O3 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
     check "$sel" "$tmp/$i.ptx" 'wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.bf16\.bf16' \
@@ -63,6 +65,11 @@ for kind in "${kinds[@]}"; do
         'cp\.async\.bulk\.wait_group\.read 0' ;;
     *epilogue=tma*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' ;;
+    esac
+    # split-K through scratch: a counter per tile, the slices' sums read from L2
+    case $kind in
+    *scratch_split=*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.add\.u32' 'ld\.global\.cg\.v4\.f32' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'atom\.global\.add\.u32' ;;
     esac
     case $kind in
     *c_early=l2*) check "$sel" "$tmp/$i.ptx" 'prefetch\.global\.L2' ;;

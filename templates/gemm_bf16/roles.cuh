@@ -316,6 +316,54 @@ __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[
 }
 
 //% end
+//% if (scratch_split or 1) > 1 then
+// Split-K through scratch memory: each of a tile's kScratchSplit CTAs
+// writes its sums to its slot, element i of consumer thread t at float4
+// i * threads + t (a warp's stores are whole lines); the last to arrive (a
+// counter per tile, zero at launch: launch().scratch_zero) adds the slots in
+// slice order, the same sums every launch, and stores the tile. Every slot
+// is written before it is read; the CTAs of a tile need not run at once.
+// True where this CTA holds the tile's sums in acc. The verdict passes
+// through the last word of the barriers' kilobyte (no static shared memory:
+// it would come before the 1024-aligned stages and push them 1 KB on).
+static_assert(8 * (2 * kStages + 4) <= 1020, "the barriers leave the kilobyte's last word");
+__device__ __forceinline__ bool sum_slices(const Problem& p, float (&acc)[kMsub][kBN / 2], bool any,
+                                           uint32_t base) {
+    constexpr int kQuads = kMsub * kBN / 8, kT = kConsumers * 128;
+    const uint32_t last = base + 1020;
+    const int t = threadIdx.x;
+    const long long counter_words = ((long long)gridDim.x + 63) / 64 * 64;
+    const float4* slots = reinterpret_cast<const float4*>(p.scratch + counter_words) +
+                          (long long)blockIdx.x * kScratchSplit * kQuads * kT;
+    float4* mine = const_cast<float4*>(slots) + (long long)blockIdx.y * kQuads * kT;
+    float* a = &acc[0][0];
+#pragma unroll
+    for (int i = 0; i < kQuads; ++i)
+        mine[i * kT + t] = any ? make_float4(a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3])
+                               : make_float4(0.f, 0.f, 0.f, 0.f);
+    __threadfence();  // this CTA's sums are visible before its count
+    named_sync(5, kT);
+    if (t == 0) st_shared(last, atomicAdd(reinterpret_cast<unsigned*>(p.scratch) + blockIdx.x, 1u) == kScratchSplit - 1);
+    named_sync(5, kT);
+    if (!ld_shared(last)) return false;
+    __threadfence();  // the others' sums, counted, are read after their counts
+    // slice by slice, a slice's loads all in flight at once (L2, not L1:
+    // other SMs wrote them)
+#pragma unroll
+    for (int i = 0; i < 4 * kQuads; ++i) a[i] = 0.f;
+#pragma unroll 1
+    for (int z = 0; z < kScratchSplit; ++z) {
+        const float4* slot = slots + (long long)z * kQuads * kT + t;
+#pragma unroll
+        for (int i = 0; i < kQuads; ++i) {
+            const float4 v = __ldcg(slot + i * kT);
+            a[4 * i] += v.x, a[4 * i + 1] += v.y, a[4 * i + 2] += v.z, a[4 * i + 3] += v.w;
+        }
+    }
+    return true;
+}
+
+//% end
 // Split-K: each CTA's sums as fp32 rows of kBN + 8 (fewer bank conflicts)
 // where its stages were (all consumed: one tile per CTA); then CTA r of the
 // cluster adds row slice r of every CTA's sums, read across the cluster, and
@@ -451,6 +499,9 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             p.tb ? main_loop<false, true>(acc, base, lt, nk, rows0) : main_loop<false, false>(acc, base, lt, nk, rows0);
         if (nk > 0) consumer_release(base, lt * nk + nk - 1);
+//% if (scratch_split or 1) > 1 then
+        if (!sum_slices(p, acc, nk > 0, base)) continue;  // another CTA of the tile stores it
+//% end
         if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
         if (kSplit > 1) {
             // the other warpgroup's wgmmas may still read the stages the sums overwrite

@@ -11,6 +11,9 @@ struct Problem {
     __nv_bfloat16* C;
     int ldc;
     bool vec_store;  // bf16x2 stores are aligned
+//% if (scratch_split or 1) > 1 then
+    float* scratch;  // scratch_split: a counter per tile, then each tile's partial sums (roles.cuh)
+//% end
 };
 
 __device__ __forceinline__ Problem make_problem(int transa, int transb, int M, int N, int K,
@@ -58,8 +61,18 @@ __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, 
 
 // The k-tiles of a tile this CTA computes: all, or its share under split-K
 // (none where there are fewer k-tiles than CTAs sharing the tile).
+//% if (scratch_split or 1) > 1 then
+// scratch_split: the CTAs of a tile are blockIdx.y = 0 .. kScratchSplit - 1,
+// slice r of K each (none where there are fewer k-tiles than slices).
+__device__ __forceinline__ void k_range(const Problem& p, uint32_t, int& kb0, int& nk) {
+    const int r = (int)blockIdx.y;
+    kb0 = r * p.ktiles / kScratchSplit;
+    nk = (r + 1) * p.ktiles / kScratchSplit - kb0;
+}
+//% else
 __device__ __forceinline__ void k_range(const Problem& p, uint32_t rank, int& kb0, int& nk) {
     const int r = kSplit > 1 ? (int)rank : 0;
     kb0 = r * p.ktiles / kSplit;
     nk = (r + 1) * p.ktiles / kSplit - kb0;
 }
+//% end
