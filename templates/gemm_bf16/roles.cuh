@@ -352,7 +352,8 @@ __device__ __forceinline__ bool sum_slices(const Problem& p, float (&acc)[kMsub]
 #pragma unroll
     for (int i = 0; i < 4 * kQuads; ++i) a[i] = 0.f;
 #pragma unroll 1
-    for (int z = 0; z < kScratchSplit; ++z) {
+//% -- fault "scratch_short" (tests/faults): the last slice left out of the sum
+    for (int z = 0; z < kScratchSplit$(fault == "scratch_short" and " - 1" or ""); ++z) {
         const float4* slot = slots + (long long)z * kQuads * kT + t;
 #pragma unroll
         for (int i = 0; i < kQuads; ++i) {

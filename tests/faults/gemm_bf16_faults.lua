@@ -20,18 +20,25 @@ param("fault", {
   "fp16",          -- the bf16 inputs multiplied as fp16
   "truncate",      -- C rounded toward zero, not to nearest: inside the bound, less accurate
   "none_again",    -- correct, after the faults
+  "scratch",       -- correct: split-K through scratch memory (4 CTAs a tile, one per grid row)
+  "scratch_short", -- the same, the tile's last CTA adding all its slices but the last
 })
+local scratch = function(c) return c.fault == "scratch" or c.fault == "scratch_short" end
 
 derive(function(c)
   c.kind, c.bn, c.wm, c.consumers, c.schedule, c.producer = "wgmma", 128, 64, 2, "cooperative", "warpgroup"
   c.regs, c.stages, c.cluster, c.grid, c.raster, c.epilogue = "none", 3, 1, "persistent", "row", "direct"
-  c.split, c.c_early, c.scratch_split = 1, "off", 1
+  c.split, c.c_early, c.scratch_split = 1, "off", scratch(c) and 4 or 1
+  if scratch(c) then c.grid = "tile" end
   c.order, c.rows, c.threads, c.min_cc, c.epilogue_batch = "named", 128, 384, 90, 16
   c.smem_bytes = 2048 + c.stages * (c.rows + c.bn) * 128
 end)
 launch(function(c, s, dev)
   local units = ceil_div(s.M, c.rows) * ceil_div(s.N, c.bn)
-  return { grid = { min(units, dev.sms) }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+  local counters = ceil_div(units, 64) * 64 * 4  -- as gen/gemm_bf16.lua's launch
+  return { grid = scratch(c) and { units, 4 } or { min(units, dev.sms) }, block = { c.threads }, smem = c.smem_bytes,
+    resident = 1, min_cc = 90,
+    scratch = scratch(c) and counters + units * 4 * c.rows * c.bn * 4 or nil, scratch_zero = scratch(c) and counters or nil,
     tensor_maps = {
       { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
       { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
