@@ -43,17 +43,15 @@ param("epilogue", { "direct", "tma", "tma_store" }, { when = hopper })
 -- split-K for shapes of few tiles and long K (256 x 256 x 16384): a cluster
 -- of `split` CTAs per tile, each over a share of K, summed in distributed
 -- shared memory (no workspace); one tile per CTA, cooperative, direct stores
-param("split", { 1, 2, 4, 8 }, { when = function(c)
+local splits_k = function(c)
   return two(c) and c.schedule == "cooperative" and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
-end })
+end
+param("split", { 1, 2, 4, 8 }, { when = splits_k })
 -- split-K through scratch memory: `scratch_split` CTAs a tile (a grid row
 -- each), any of them resident at any time, each over a share of K, writing
 -- its fp32 sums to scratch; the last to finish adds them in order and stores.
 -- More CTAs than a cluster holds (the tall-K shape has 4 tiles of 128 x 128)
-param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = function(c)
-  return two(c) and c.schedule == "cooperative" and c.grid == "tile" and c.cluster == 1 and
-      c.epilogue == "direct" and c.split == 1
-end })
+param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = function(c) return splits_k(c) and c.split == 1 end })
 
 -- The direct epilogue's old values of C, when beta != 0: loaded after the
 -- main loop (off), asked of L2 as each tile's main loop starts (l2), or

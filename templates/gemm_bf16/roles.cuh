@@ -333,9 +333,9 @@ __device__ __forceinline__ bool sum_slices(const Problem& p, float (&acc)[kMsub]
     const uint32_t last = base + 1020;
     const int t = threadIdx.x;
     const long long counter_words = ((long long)gridDim.x + 63) / 64 * 64;
-    const float4* slots = reinterpret_cast<const float4*>(p.scratch + counter_words) +
+    float4* const slots = reinterpret_cast<float4*>(p.scratch + counter_words) +
                           (long long)blockIdx.x * kScratchSplit * kQuads * kT;
-    float4* mine = const_cast<float4*>(slots) + (long long)blockIdx.y * kQuads * kT;
+    float4* const mine = slots + (long long)blockIdx.y * kQuads * kT;
     float* a = &acc[0][0];
 #pragma unroll
     for (int i = 0; i < kQuads; ++i)

@@ -36,9 +36,10 @@ end)
 launch(function(c, s, dev)
   local units = ceil_div(s.M, c.rows) * ceil_div(s.N, c.bn)
   local counters = ceil_div(units, 64) * 64 * 4  -- as gen/gemm_bf16.lua's launch
-  return { grid = scratch(c) and { units, 4 } or { min(units, dev.sms) }, block = { c.threads }, smem = c.smem_bytes,
+  local ss = c.scratch_split
+  return { grid = ss > 1 and { units, ss } or { min(units, dev.sms) }, block = { c.threads }, smem = c.smem_bytes,
     resident = 1, min_cc = 90,
-    scratch = scratch(c) and counters + units * 4 * c.rows * c.bn * 4 or nil, scratch_zero = scratch(c) and counters or nil,
+    scratch = ss > 1 and counters + units * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
     tensor_maps = {
       { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
       { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
