@@ -60,6 +60,16 @@ param("c_early", { "off", "l2", "regs" }, { default = "off", when = function(c)
   return hopper(c) and c.epilogue == "direct" and (c.split or 1) == 1 and (c.scratch_split or 1) == 1
 end })
 
+-- tma_store: C's old values of a box loaded before the box ahead of it is
+-- written (box: one box ahead; tile: every box of the tile at once), so
+-- their latency is paid once a tile rather than once a box. The registers
+-- come from those the accumulators free box by box; a one-warp producer's
+-- kernels spill (ptxas 13.0: 184-216 bytes at 128 x 256), so setmaxnreg's
+-- kinds or few accumulators only
+param("c_ahead", { "off", "box", "tile" }, { default = "off", when = function(c)
+  return hopper(c) and c.epilogue == "tma_store" and (c.regs == "setmaxnreg" or (c.wm // 64) * c.bn // 2 <= 64)
+end })
+
 derive(function(c, dev)
   c.fault = c.fault or "none"
   if c.kind == "simt" then

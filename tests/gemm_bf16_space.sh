@@ -30,6 +30,7 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=persistent epilogue=direct c_early=l2"
     "consumers=2 schedule=pingpong order=mbarrier producer=warp cluster=1 grid=persistent epilogue=direct c_early=regs"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_ahead=tile"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
 )
 i=0
@@ -43,7 +44,8 @@ for kind in "${kinds[@]}"; do
         { echo "nvcc sm_90a: $sel"; cat "$tmp/$i.log"; fail=1; continue; }
     # c_early = regs holds C's old values beside the accumulators: the space
     # allows it only where ptxas keeps them all in registers; tma_store's
-    # boxes, with setmaxnreg's registers, and scratch_split's sums spill
+    # boxes (also with C's old values loaded boxes ahead: c_ahead), with
+    # setmaxnreg's registers, and scratch_split's sums spill
     # nothing either
     case $kind in
     *c_early=regs* | *epilogue=tma_store* | *scratch_split=*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
@@ -89,6 +91,10 @@ done
 "$bartune" list gen/gemm_bf16.lua --arch sm_90 cluster=4 | grep '^kind=' >"$tmp/c4.txt"
 [ -s "$tmp/c4.txt" ] && ! grep -v ' bn=256 ' "$tmp/c4.txt" | grep -q . ||
     { echo "cluster=4 with tiles other than 256 columns: $(grep -v ' bn=256 ' "$tmp/c4.txt" | head -2)"; fail=1; }
+# c_ahead holds boxes of C's old values beside the accumulators: a one-warp
+# producer's kernels spill with it (128 x 256), so they are not offered it
+"$bartune" list gen/gemm_bf16.lua --arch sm_90 c_ahead=tile producer=warp bn=256 wm=64 consumers=2 >"$tmp/ahead.txt" 2>&1
+! grep -q '^kind=' "$tmp/ahead.txt" || { echo "c_ahead with a one-warp producer at 128 x 256: $(head -1 "$tmp/ahead.txt")"; fail=1; }
 # the plain kind: any GPU, no Hopper instruction
 "$bartune" render gen/gemm_bf16.lua kind=simt --arch sm_80 >"$tmp/simt.cu" || fail=1
 for arch in sm_75 sm_80; do

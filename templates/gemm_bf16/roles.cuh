@@ -272,27 +272,60 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
+//% if (c_ahead or "off") ~= "off" then
+// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
+// halves of the thread's rows, loaded into 16 registers at once
+constexpr int kBoxes = kMsub * kBBoxes;
+constexpr int kAhead = $(c_ahead == "tile" and "kBoxes" or "1");
+__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
+                                             int i) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
+    }
+}
+//% end
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+//% if (c_ahead or "off") ~= "off" then
+    // box i's old values (both halves) are loaded kAhead boxes before it is
+    // written: their latency under the writes and stores of the boxes between
+    uint32_t olds[kBoxes][16];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
+//% end
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
+//% if (c_ahead or "off") ~= "off" then
+            const int i = ms * kBBoxes + b;
+            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
+//% end
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
+//% if (c_ahead or "off") ~= "off" then
+                const uint32_t* old = olds[i] + 8 * h;
+//% else
                 const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
                     p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
                 uint32_t old[8];
 #pragma unroll
                 for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
+//% end
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
