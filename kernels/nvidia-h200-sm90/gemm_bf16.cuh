@@ -172,9 +172,9 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 }  // namespace bartune_scratch
 #endif
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1950 ms (min 0.1938, max 0.1968),
-// measured 2026-12-03T14:10:20Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1942 ms (min 0.1934, max 0.1974),
+// measured 2026-12-04T08:20:55Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=tile 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -186,7 +186,7 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=tile
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -1008,27 +1008,46 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
+// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
+// halves of the thread's rows, loaded into 16 registers at once
+constexpr int kBoxes = kMsub * kBBoxes;
+constexpr int kAhead = kBoxes;
+__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
+                                             int i) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
+    }
+}
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    // box i's old values (both halves) are loaded kAhead boxes before it is
+    // written: their latency under the writes and stores of the boxes between
+    uint32_t olds[kBoxes][16];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
+            const int i = ms * kBBoxes + b;
+            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
-                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
-                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
-                uint32_t old[8];
-#pragma unroll
-                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
+                const uint32_t* old = olds[i] + 8 * h;
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -7793,9 +7812,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v8
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1932 ms (min 0.1921, max 0.1943),
-// measured 2026-12-03T14:00:21Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1925 ms (min 0.1914, max 0.1948),
+// measured 2026-12-04T08:20:33Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=box 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -7807,7 +7826,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=box
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -8486,27 +8505,46 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
+// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
+// halves of the thread's rows, loaded into 16 registers at once
+constexpr int kBoxes = kMsub * kBBoxes;
+constexpr int kAhead = 1;
+__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
+                                             int i) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
+    }
+}
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    // box i's old values (both halves) are loaded kAhead boxes before it is
+    // written: their latency under the writes and stores of the boxes between
+    uint32_t olds[kBoxes][16];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
+            const int i = ms * kBBoxes + b;
+            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
-                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
-                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
-                uint32_t old[8];
-#pragma unroll
-                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
+                const uint32_t* old = olds[i] + 8 * h;
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -10628,9 +10666,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v11
 
-// Best verified variant at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: median 0.0430 ms (min 0.0419, max 0.0457),
-// measured 2026-12-03T14:10:27Z with nvcc 13.0.88.
-// config: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store 
+// Best verified variant at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: median 0.0424 ms (min 0.0416, max 0.0459),
+// measured 2026-12-04T08:21:03Z with nvcc 13.0.88.
+// config: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -10642,7 +10680,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store
+// Variant: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -11193,27 +11231,46 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
+// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
+// halves of the thread's rows, loaded into 16 registers at once
+constexpr int kBoxes = kMsub * kBBoxes;
+constexpr int kAhead = kBoxes;
+__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
+                                             int i) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
+    }
+}
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    // box i's old values (both halves) are loaded kAhead boxes before it is
+    // written: their latency under the writes and stores of the boxes between
+    uint32_t olds[kBoxes][16];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
+            const int i = ms * kBBoxes + b;
+            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
-                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
-                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
-                uint32_t old[8];
-#pragma unroll
-                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
+                const uint32_t* old = olds[i] + 8 * h;
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -14272,9 +14329,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v15
 
-// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: median 1.4546 ms (min 1.4512, max 1.4703),
-// measured 2026-12-02T10:33:07Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct 
+// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: median 1.4412 ms (min 1.4388, max 1.4465),
+// measured 2026-12-04T08:24:36Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_ahead=box 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -14286,7 +14343,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_ahead=box
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -14357,8 +14414,8 @@ constexpr int kCluster = 2;               // CTAs sharing B (multicast), along M
 constexpr int kSplit = 1;
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
-constexpr int kIssuers = 1;  // threads issuing copies
-constexpr int kProducerThreads = 32;
+constexpr int kIssuers = 2;  // threads issuing copies
+constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
 constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -14782,6 +14839,7 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // scales and stores its rows of the tile from registers.
 __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
                                         const CUtensorMap* tmA, const CUtensorMap* tmB) {
+    setmaxnreg_dec<40>();
     const int warp = (threadIdx.x - kConsumers * 128) / 32, lane = threadIdx.x & 31;
     if (lane != 0 || warp >= kIssuers) return;
     const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
@@ -14826,7 +14884,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // latencies overlap (a load after a store to C could alias it and waits);
 // kBatch is what the registers beside the accumulators hold. Edge tiles go
 // element by element.
-constexpr int kBatch = 16;
+constexpr int kBatch = 32;
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
 __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* c, int col,
                                                const float* acc, int h) {
@@ -14951,6 +15009,81 @@ __device__ __forceinline__ void store_tile_edge(const Problem& p, float (&acc)[k
     store_tile(p, acc, tm, tn, rows0);
 }
 
+// The tma_store epilogue: a warpgroup's rows of the tile leave in boxes of
+// 64 x 64 through two 8 KiB buffers of shared memory, each stored by the copy
+// engine while the next box is written (and the last ones while the next
+// tile's main loop runs), so no consumer waits on global stores and the
+// stages keep their number (the tma epilogue's whole-tile buffers cost a
+// stage at 128 x 256). C's old values come from global memory into
+// registers, as in the direct epilogue. Tiles at C's edges go direct.
+__device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
+    return stage_a(base, kStages) + (wg * 2 + (n & 1u)) * 8192;
+}
+__device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
+    return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
+}
+// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
+// halves of the thread's rows, loaded into 16 registers at once
+constexpr int kBoxes = kMsub * kBBoxes;
+constexpr int kAhead = 1;
+__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
+                                             int i) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
+    }
+}
+__device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
+                                                 int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
+                                                 const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    // box i's old values (both halves) are loaded kAhead boxes before it is
+    // written: their latency under the writes and stores of the boxes between
+    uint32_t olds[kBoxes][16];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int b = 0; b < kBBoxes; ++b, ++boxes) {
+            // the store of two boxes ago has read this buffer (see below)
+            const uint32_t buf = box_buf(base, wg, boxes);
+            const int i = ms * kBBoxes + b;
+            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                // this thread's 8 pairs of row r of the box: their old values
+                // loaded at once, then each scaled into its 16-byte chunk j,
+                // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
+                const int r = warp * 16 + lane / 4 + 8 * h;
+                const uint32_t* old = olds[i] + 8 * h;
+                const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    const int a = 4 * (b * 8 + j) + 2 * h;
+                    const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&old[j]));
+                    const __nv_bfloat162 v = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                                   p.alpha * acc[ms][a + 1] + p.beta * o.y);
+                    st_shared(row + (((uint32_t)j << 4) ^ swz), *reinterpret_cast<const uint32_t*>(&v));
+                }
+            }
+            fence_async_smem();
+            // every store issued so far (the box before this one the newest)
+            // has read its buffer: after the barrier, the next box may write it
+            if (t == 0) bulk_wait_read();
+            named_sync(3 + wg, 128);
+            if (t == 0) {
+                tma_store(tmC, buf, tn * kBN + b * 64, tm * kBM + rows0 + ms * 64);
+                bulk_commit();
+            }
+        }
+}
+
 // Split-K: each CTA's sums as fp32 rows of kBN + 8 (fewer bank conflicts)
 // where its stages were (all consumed: one tile per CTA); then CTA r of the
 // cluster adds row slice r of every CTA's sums, read across the cluster, and
@@ -15049,7 +15182,9 @@ __device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t
 
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
                                         const CUtensorMap* tmC) {
+    setmaxnreg_inc<232>();
     uint32_t order_phase = 0, c_phase = 0;
+    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
     const int rows0 = kPingpong ? 0 : wg * kWM;
     int kb0, nk;
     k_range(p, rank, kb0, nk);
@@ -15078,10 +15213,13 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
             store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
         else if (kTmaEpilogue)
             store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
+        else if (boxes_inside(p, tm, tn, rows0))
+            store_tile_boxes(p, acc, tm, tn, rows0, wg, base, boxes, tmC);
         else
             store_tile(p, acc, tm, tn, rows0);
     }
     if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+    if ((threadIdx.x & 127) == 0) bulk_wait();
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -15121,11 +15259,11 @@ bt_kernel(int transa, int transb, int M, int N, int K, float alpha,
                const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
                int ldb, float beta, __nv_bfloat16* __restrict__ C, int ldc,
                const __grid_constant__ CUtensorMap tmA,
-               const __grid_constant__ CUtensorMap tmB) {
+               const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
 #if defined(BARTUNE_HOPPER)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const Problem p = make_problem(transa, transb, M, N, K, alpha, beta, C, ldc);
-    run_roles(p, smem_raw, &tmA, &tmB, nullptr);
+    run_roles(p, smem_raw, &tmA, &tmB, &tmC);
 #else
     __trap();  // not built for sm_90a: the header's run() never launches this
 #endif
@@ -15168,10 +15306,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     const long long bt_grid_x = (((bt_min((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 2LL) * bt_ceil_div(bt_s_N, 256LL)), (bt_sms / 2LL)) * 2LL) * 1LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 288LL;
+    const long long bt_block_x = 384LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 198656LL;
+    const long long bt_smem = 231424LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     CUtensorMap bt_map0;
     {
@@ -15187,6 +15325,14 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
         const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_ldb * 2LL))};
         const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)64LL};
         bt_e = bt_encode_map(&bt_map1, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, B, 2u, bt_dims, bt_strides, bt_box, 128);
+        if (bt_e != cudaSuccess) return bt_e;
+    }
+    CUtensorMap bt_map2;
+    {
+        const cuuint64_t bt_dims[] = {(cuuint64_t)(bt_s_N), (cuuint64_t)(bt_s_M)};
+        const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_ldc * 2LL))};
+        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)64LL};
+        bt_e = bt_encode_map(&bt_map2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, C, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
@@ -15207,7 +15353,7 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_args[] = {(void *)&transa, (void *)&transb, (void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1};
+    void *bt_args[] = {(void *)&transa, (void *)&transb, (void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1, (void *)&bt_map2};
     return cudaLaunchKernel((const void *)bt_kernel,
         dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
         dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
