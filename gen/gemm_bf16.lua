@@ -53,11 +53,14 @@ param("split", { 1, 2, 4, 8 }, { when = splits_k })
 -- More CTAs than a cluster holds (the tall-K shape has 4 tiles of 128 x 128)
 param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = function(c) return splits_k(c) and c.split == 1 end })
 
--- The direct epilogue's old values of C, when beta != 0: loaded after the
--- main loop (off), asked of L2 as each tile's main loop starts (l2), or
--- loaded into registers then (regs): their latency under the wgmmas
+-- The direct and tma_store epilogues' old values of C, when beta != 0:
+-- loaded after the main loop (off), asked of L2 as each tile's main loop
+-- starts (l2), or loaded into registers then (regs, direct only): their
+-- latency under the wgmmas, and their memory traffic out of the epilogues
+-- that every SM runs at about the same time
 param("c_early", { "off", "l2", "regs" }, { default = "off", when = function(c)
-  return hopper(c) and c.epilogue == "direct" and (c.split or 1) == 1 and (c.scratch_split or 1) == 1
+  return hopper(c) and (c.epilogue == "direct" or c.epilogue == "tma_store") and (c.split or 1) == 1
+    and (c.scratch_split or 1) == 1
 end })
 
 -- tma_store: C's old values of a box loaded before the box ahead of it is
@@ -161,6 +164,9 @@ local function reg_cap(c)
 end
 constraint("c_early = regs: accumulators, C's old values (half as many) and ~24 more fit the registers", function(c)
   return not hopper(c) or c.c_early ~= "regs" or c.acc_regs * 3 // 2 + 24 <= reg_cap(c)
+end)
+constraint("c_early = regs: the direct epilogue (tma_store's boxes load C's old values themselves)", function(c)
+  return not hopper(c) or c.c_early ~= "regs" or c.epilogue == "direct"
 end)
 constraint("two warpgroups of 128 accumulators each need setmaxnreg's registers (or a one-warp producer)", function(c)
   return not two(c) or c.acc_regs < 128 or c.regs == "setmaxnreg" or c.producer == "warp"
