@@ -55,10 +55,12 @@ param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = function(c) return
 
 -- The direct and tma_store epilogues' old values of C, when beta != 0:
 -- loaded after the main loop (off), asked of L2 as each tile's main loop
--- starts (l2), or loaded into registers then (regs, direct only): their
--- latency under the wgmmas, and their memory traffic out of the epilogues
--- that every SM runs at about the same time
-param("c_early", { "off", "l2", "regs" }, { default = "off", when = function(c)
+-- starts (l2), loaded into registers then (regs, direct only), or asked of
+-- L2 by the producer 8 k-tiles before a tile's last (late, tma_store only:
+-- the copy engine's prefetch of C's boxes): their latency under the wgmmas,
+-- and their memory traffic out of the epilogues that every SM runs at about
+-- the same time
+param("c_early", { "off", "l2", "regs", "late" }, { default = "off", when = function(c)
   return hopper(c) and (c.epilogue == "direct" or c.epilogue == "tma_store") and (c.split or 1) == 1
     and (c.scratch_split or 1) == 1
 end })
@@ -167,6 +169,9 @@ constraint("c_early = regs: accumulators, C's old values (half as many) and ~24 
 end)
 constraint("c_early = regs: the direct epilogue (tma_store's boxes load C's old values themselves)", function(c)
   return not hopper(c) or c.c_early ~= "regs" or c.epilogue == "direct"
+end)
+constraint("c_early = late: the tma_store epilogue (its tensor map of C is what the producer prefetches)", function(c)
+  return not hopper(c) or c.c_early ~= "late" or c.epilogue == "tma_store"
 end)
 constraint("two warpgroups of 128 accumulators each need setmaxnreg's registers (or a one-warp producer)", function(c)
   return not two(c) or c.acc_regs < 128 or c.regs == "setmaxnreg" or c.producer == "warp"

@@ -5,8 +5,28 @@
 // them in flight and frees the stage of the one before; then the epilogue
 // scales and stores its rows of the tile from registers.
 //% local fault = fault or "none"
+//% if c_early == "late" then
+// c_early = late: the producer asks L2 for the tile's C, box by box (the
+// copy engine's prefetch, one instruction a 64 x 64 box), kLateK k-tiles
+// before its last, so the epilogue's loads hit L2 without holding the lines
+// there through the whole main loop, and the SMs' reads of C, which their
+// epilogues would make all at once, spread over the main loops.
+constexpr int kLateK = 8;
+__device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
+    if (p.beta == 0.f) return;
+    for (int i = 0; i < kBM / 64; ++i)
+        for (int j = 0; j < kBBoxes; ++j)
+            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                             reinterpret_cast<uint64_t>(tmC)),
+                         "r"(tn * kBN + j * 64), "r"(tm * kBM + i * 64)
+                         : "memory");
+}
+__device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
+                                        const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC) {
+//% else
 __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
                                         const CUtensorMap* tmA, const CUtensorMap* tmB) {
+//% end
 //% if regs == "setmaxnreg" then
     setmaxnreg_dec<$(producer_regs)>();
 //% end
@@ -36,6 +56,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+//% if c_early == "late" then
+            if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
+//% end
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
@@ -578,7 +601,11 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         __syncthreads();
     const int wg = threadIdx.x / 128;
     if (wg >= kConsumers)
+//% if c_early == "late" then
+        produce(p, base, rank, tmA, tmB, tmC);
+//% else
         produce(p, base, rank, tmA, tmB);
+//% end
     else
         consume(p, base, rank, wg, tmC);
     if (kSplit > 1) {
