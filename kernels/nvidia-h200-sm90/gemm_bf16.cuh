@@ -172,9 +172,9 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 }  // namespace bartune_scratch
 #endif
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1942 ms (min 0.1934, max 0.1974),
-// measured 2026-12-04T08:20:55Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=tile 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1900 ms (min 0.1887, max 0.1924),
+// measured 2026-12-04T08:39:43Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -186,7 +186,7 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=tile
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -823,8 +823,23 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // wgmmas (64 x kBN x 16 each, kMsub x 4 per k-tile), keeps one k-tile of
 // them in flight and frees the stage of the one before; then the epilogue
 // scales and stores its rows of the tile from registers.
+// c_early = late: the producer asks L2 for the tile's C, box by box (the
+// copy engine's prefetch, one instruction a 64 x 64 box), kLateK k-tiles
+// before its last, so the epilogue's loads hit L2 without holding the lines
+// there through the whole main loop, and the SMs' reads of C, which their
+// epilogues would make all at once, spread over the main loops.
+constexpr int kLateK = 8;
+__device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
+    if (p.beta == 0.f) return;
+    for (int i = 0; i < kBM / 64; ++i)
+        for (int j = 0; j < kBBoxes; ++j)
+            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                             reinterpret_cast<uint64_t>(tmC)),
+                         "r"(tn * kBN + j * 64), "r"(tm * kBM + i * 64)
+                         : "memory");
+}
 __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
-                                        const CUtensorMap* tmA, const CUtensorMap* tmB) {
+                                        const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC) {
     setmaxnreg_dec<40>();
     const int warp = (threadIdx.x - kConsumers * 128) / 32, lane = threadIdx.x & 31;
     if (lane != 0 || warp >= kIssuers) return;
@@ -848,6 +863,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+            if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
@@ -1011,7 +1027,7 @@ __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, i
 // c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
 // halves of the thread's rows, loaded into 16 registers at once
 constexpr int kBoxes = kMsub * kBBoxes;
-constexpr int kAhead = kBoxes;
+constexpr int kAhead = 1;
 __device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
                                              int i) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
@@ -1223,7 +1239,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         __syncthreads();
     const int wg = threadIdx.x / 128;
     if (wg >= kConsumers)
-        produce(p, base, rank, tmA, tmB);
+        produce(p, base, rank, tmA, tmB, tmC);
     else
         consume(p, base, rank, wg, tmC);
     if (kSplit > 1) {
@@ -7812,9 +7828,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v8
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1925 ms (min 0.1914, max 0.1948),
-// measured 2026-12-04T08:20:33Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=box 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1887 ms (min 0.1878, max 0.1913),
+// measured 2026-12-04T08:39:17Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -7826,7 +7842,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_ahead=box
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -8320,8 +8336,23 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // wgmmas (64 x kBN x 16 each, kMsub x 4 per k-tile), keeps one k-tile of
 // them in flight and frees the stage of the one before; then the epilogue
 // scales and stores its rows of the tile from registers.
+// c_early = late: the producer asks L2 for the tile's C, box by box (the
+// copy engine's prefetch, one instruction a 64 x 64 box), kLateK k-tiles
+// before its last, so the epilogue's loads hit L2 without holding the lines
+// there through the whole main loop, and the SMs' reads of C, which their
+// epilogues would make all at once, spread over the main loops.
+constexpr int kLateK = 8;
+__device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
+    if (p.beta == 0.f) return;
+    for (int i = 0; i < kBM / 64; ++i)
+        for (int j = 0; j < kBBoxes; ++j)
+            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                             reinterpret_cast<uint64_t>(tmC)),
+                         "r"(tn * kBN + j * 64), "r"(tm * kBM + i * 64)
+                         : "memory");
+}
 __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
-                                        const CUtensorMap* tmA, const CUtensorMap* tmB) {
+                                        const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC) {
     setmaxnreg_dec<40>();
     const int warp = (threadIdx.x - kConsumers * 128) / 32, lane = threadIdx.x & 31;
     if (lane != 0 || warp >= kIssuers) return;
@@ -8345,6 +8376,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+            if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
@@ -8720,7 +8752,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         __syncthreads();
     const int wg = threadIdx.x / 128;
     if (wg >= kConsumers)
-        produce(p, base, rank, tmA, tmB);
+        produce(p, base, rank, tmA, tmB, tmC);
     else
         consume(p, base, rank, wg, tmC);
     if (kSplit > 1) {
@@ -14329,9 +14361,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v15
 
-// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: median 1.4412 ms (min 1.4388, max 1.4465),
-// measured 2026-12-04T08:24:36Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_ahead=box 
+// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: median 1.3967 ms (min 1.3945, max 1.4001),
+// measured 2026-12-04T08:41:49Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -14343,7 +14375,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_ahead=box
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -14837,8 +14869,23 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // wgmmas (64 x kBN x 16 each, kMsub x 4 per k-tile), keeps one k-tile of
 // them in flight and frees the stage of the one before; then the epilogue
 // scales and stores its rows of the tile from registers.
+// c_early = late: the producer asks L2 for the tile's C, box by box (the
+// copy engine's prefetch, one instruction a 64 x 64 box), kLateK k-tiles
+// before its last, so the epilogue's loads hit L2 without holding the lines
+// there through the whole main loop, and the SMs' reads of C, which their
+// epilogues would make all at once, spread over the main loops.
+constexpr int kLateK = 8;
+__device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
+    if (p.beta == 0.f) return;
+    for (int i = 0; i < kBM / 64; ++i)
+        for (int j = 0; j < kBBoxes; ++j)
+            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                             reinterpret_cast<uint64_t>(tmC)),
+                         "r"(tn * kBN + j * 64), "r"(tm * kBM + i * 64)
+                         : "memory");
+}
 __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
-                                        const CUtensorMap* tmA, const CUtensorMap* tmB) {
+                                        const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC) {
     setmaxnreg_dec<40>();
     const int warp = (threadIdx.x - kConsumers * 128) / 32, lane = threadIdx.x & 31;
     if (lane != 0 || warp >= kIssuers) return;
@@ -14862,6 +14909,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+            if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
@@ -15237,7 +15285,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         __syncthreads();
     const int wg = threadIdx.x / 128;
     if (wg >= kConsumers)
-        produce(p, base, rank, tmA, tmB);
+        produce(p, base, rank, tmA, tmB, tmC);
     else
         consume(p, base, rank, wg, tmC);
     if (kSplit > 1) {
