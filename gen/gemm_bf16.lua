@@ -65,6 +65,10 @@ param("c_early", { "off", "l2", "regs", "late" }, { default = "off", when = func
     and (c.scratch_split or 1) == 1
 end })
 
+-- c_early = late: how many k-tiles before a tile's last the producer asks
+-- for its C (the consumers are about `stages` k-tiles behind it)
+param("c_lead", { 4, 8, 16 }, { default = 8, when = function(c) return c.c_early == "late" end })
+
 -- tma_store: C's old values of a box loaded before the box ahead of it is
 -- written (box: one box ahead; tile: every box of the tile at once), so
 -- their latency is paid once a tile rather than once a box. The registers

@@ -11,7 +11,7 @@
 // before its last, so the epilogue's loads hit L2 without holding the lines
 // there through the whole main loop, and the SMs' reads of C, which their
 // epilogues would make all at once, spread over the main loops.
-constexpr int kLateK = 8;
+constexpr int kLateK = $(c_lead or 8);
 __device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
     if (p.beta == 0.f) return;
     for (int i = 0; i < kBM / 64; ++i)
