@@ -244,6 +244,36 @@ static int l_read_problem(lua_State *L) {
     return 2;
 }
 
+/* read_space(file) -> text, chunkname | nil, message: a space file beside
+ * this one (space{ extends = "file.lua" }); a plain name, no folders. */
+static int l_read_space(lua_State *L) {
+    space *s = space_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    size_t n = strlen(name);
+    if (n < 5 || n > 128 || strcmp(name + n - 4, ".lua") || name[0] == '.' ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyz"
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.-") != n) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "'%s' is not a space file's name beside this one (such as \"gemm_bf16.lua\")",
+                        name);
+        return 2;
+    }
+    char *path = path_join(s->space_dir, name);
+    size_t len;
+    char *text = read_file(path, &len);
+    if (text) {
+        lua_pushlstring(L, text, len);
+        lua_pushfstring(L, "@%s", path);
+    } else {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: %s", path, strerror(errno));
+    }
+    free(text);
+    free(path);
+    return 2;
+}
+
 /* What C copies out of Lua is held to a limit as the script is: each value
  * converted charges its bytes (and a node's overhead) against *budget. */
 enum { NODE_BYTES = 64 };
@@ -541,10 +571,11 @@ space *space_open(const char *path, const char *root, const char *templates_dir,
     char *chunkname = xasprintf("@%s", path);
     lua_pushstring(L, chunkname);
     lua_pushcfunction(L, l_read_template);
-    lua_pushcfunction(L, l_read_problem); /* M load text name read read_problem */
+    lua_pushcfunction(L, l_read_problem);
+    lua_pushcfunction(L, l_read_space); /* M load text name read read_problem read_space */
     free(chunkname);
     free(text);
-    if (!call(s, 4, 1, err)) { /* M S */
+    if (!call(s, 5, 1, err)) { /* M S */
         space_close(s);
         return NULL;
     }

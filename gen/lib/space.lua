@@ -73,9 +73,36 @@ end
 
 -- Loads a space script. `read` returns a template's text by name;
 -- `read_problem` a problem script's text and chunk name by problem name.
-function M.load(text, chunkname, read, read_problem)
+-- `read_space` a space file beside this one (space{ extends = "x.lua" }).
+function M.load(text, chunkname, read, read_problem, read_space)
   local S = { params = {}, launch = {}, derives = {}, constraints = {},
               baselines = {}, byname = {}, file = chunkname:gsub("^@", "") }
+  local decl
+  -- space{ extends = "other.lua", name = ... }: the other space's file runs
+  -- first, as if its lines stood where this space{} is (its params,
+  -- derives, constraints, launch, reuse, baselines and portable configs
+  -- are this space's too); its space{} fields are the defaults of this
+  -- one's, but for name, which each space names for itself (its records).
+  local extended = { [chunkname:match("[^/]*$")] = true }
+  local function extend(file)
+    if type(file) ~= "string" then
+      error("space{} extends must name a space file beside this one, such as \"gemm_bf16.lua\"", 3)
+    end
+    if extended[file] then error("space{} extends " .. file .. ", which is already being extended (a cycle)", 3) end
+    local n = 0
+    for _ in pairs(extended) do n = n + 1 end
+    if n > 8 then error("space{} extends more than 8 spaces deep", 3) end
+    extended[file] = true
+    local ptext, pchunk = read_space(file)
+    if not ptext then error("space{} extends: " .. pchunk, 3) end
+    local chunk, err = load(ptext, pchunk, "t", M.sandbox(decl))
+    if not chunk then error(err, 0) end
+    chunk()
+    if not S.declared then error(pchunk:gsub("^@", "") .. ": no space{ name = ..., ... } declaration to extend", 0) end
+    local base = S.declared
+    S.declared, S.name = nil, nil
+    return base
+  end
   local function add_param(list, launch)
     return function(name, values, opts)
       check_name(name, 2)
@@ -120,10 +147,18 @@ function M.load(text, chunkname, read, read_problem)
       S.baselines[#S.baselines + 1] = { label = label, config = copy, portable = what == "portable" }
     end
   end
-  local decl = {
+  decl = {
     space = function(t)
       if S.name then error("space{} is declared twice", 2) end
       if type(t) ~= "table" then error("space{} needs a table", 2) end
+      if t.extends ~= nil then
+        local base, own = extend(t.extends), t
+        t = {}
+        for _, k in ipairs({ "template", "problem", "host", "arch_specific", "group", "sizes" }) do
+          if own[k] ~= nil then t[k] = own[k] else t[k] = base[k] end
+        end
+        t.name = own.name
+      end
       for _, k in ipairs({ "name", "template", "problem" }) do
         if type(t[k]) ~= "string" then error("space{} needs " .. k .. " = \"...\"", 2) end
       end
@@ -141,6 +176,8 @@ function M.load(text, chunkname, read, read_problem)
         if not ok then error("space '" .. t.name .. "': " .. err, 2) end
       end
       S.name, S.template, S.host, S.problem_name = t.name, t.template, t.host, t.problem
+      S.declared = { template = t.template, problem = t.problem, host = t.host, arch_specific = t.arch_specific,
+                     group = t.group, sizes = t.sizes }
       S.tune_override = t.sizes
       -- arch_specific: compiled for the device's feature set (sm_90a:
       -- wgmma, setmaxnreg), whose code runs on that architecture alone

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# space{ extends = "other.lua", name = ... }: a space built on another one
+# beside it, which runs first (its params, derives, constraints, launch and
+# named configs are the new space's too) and whose space{} fields are the
+# new one's defaults. The toy narrowed by a constraint: fewer variants, the
+# same source for the ones left, records and headers under the new name;
+# a cycle, a path, a missing file, a redeclared parameter and a missing
+# name are errors that say so. The fake runner, no GPU.
+. "$(dirname "$0")/lib.sh" "$@"
+cp -r tests/toy "$tmp/t"
+cat >"$tmp/t/narrow.lua" <<'LUA'
+space { extends = "axpy.lua", name = "axpy2d_narrow" }
+constraint("no fault", function(c) return c.fault == "none" end)
+LUA
+count() { "$bartune" list "$1" | tail -1 | grep -o '^[0-9]*'; }
+all=$(count "$tmp/t/axpy.lua") narrow=$(count "$tmp/t/narrow.lua")
+faulty=$("$bartune" list "$tmp/t/axpy.lua" | grep -c 'fault=skip')
+[ -n "$all" ] && [ "$faulty" -ge 1 ] && [ "$narrow" = $((all - faulty)) ] ||
+    fail "narrowed toy: ${narrow:-?} variants, wanted ${all:-?} less the ${faulty} faulty ones"
+"$bartune" list "$tmp/t/narrow.lua" | grep -q 'fault=skip' && fail "the new constraint does not apply"
+sel="block_x=32 block_y=4 fault=none"
+"$bartune" render "$tmp/t/axpy.lua" $sel >"$tmp/a.cu" && "$bartune" render "$tmp/t/narrow.lua" $sel >"$tmp/n.cu" &&
+    cmp -s "$tmp/a.cu" "$tmp/n.cu" || fail "a variant of both spaces renders differently"
+"$bartune" run "$tmp/t/narrow.lua" --runner "$root/tests/fake_runner.sh" --cache "$tmp/c" --results "$tmp/r" \
+    --kernels "$tmp/k" >"$tmp/run" 2>&1 || fail "run of the narrowed toy: $(tail -3 "$tmp/run")"
+[ -s "$(echo "$tmp"/r/*/axpy2d_narrow.jsonl)" ] && [ -s "$tmp/k/axpy2d_narrow.cuh" ] ||
+    fail "records or header not under the new space's name: $(ls -R "$tmp/r" "$tmp/k" | tr '\n' ' ')"
+grep -q 'skip_last_col' "$tmp"/r/*/axpy2d_narrow.jsonl && fail "a variant the new constraint rejects was measured"
+# errors: each names the file and says what is wrong
+bad() { # NAME TEXT EXPECTED
+    printf '%s\n' "$2" >"$tmp/t/$1.lua"
+    "$bartune" list "$tmp/t/$1.lua" >"$tmp/out" 2>&1
+    local rc=$?
+    [ $rc != 0 ] && grep -q "$1.lua" "$tmp/out" && grep -q "$3" "$tmp/out" ||
+        fail "$1 (rc $rc): wanted '$3' and the file's name, got: $(cat "$tmp/out")"
+}
+bad self 'space { extends = "self.lua", name = "x" }' 'a cycle'
+printf 'space { extends = "loop_a.lua", name = "b" }\n' >"$tmp/t/loop_b.lua"
+bad loop_a 'space { extends = "loop_b.lua", name = "a" }' 'a cycle'
+bad up 'space { extends = "../axpy.lua", name = "x" }' 'not a space file'
+bad missing 'space { extends = "nope.lua", name = "x" }' 'cannot read .*nope.lua'
+bad twice 'space { extends = "axpy.lua", name = "x" }
+param("block_x", { 16 })' "parameter 'block_x' is declared twice"
+bad unnamed 'space { extends = "axpy.lua" }' 'needs name'
+bad notastring 'space { extends = 3, name = "x" }' 'must name a space file'
+echo "space extends: $narrow of $all variants, records and header under the new name; 7 errors say what is wrong"
