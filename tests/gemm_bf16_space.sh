@@ -100,11 +100,29 @@ done
 # producer's kernels spill with it (128 x 256), so they are not offered it
 "$bartune" list gen/gemm_bf16.lua --arch sm_90 c_ahead=tile producer=warp bn=256 wm=64 consumers=2 >"$tmp/ahead.txt" 2>&1
 ! grep -q '^kind=' "$tmp/ahead.txt" || { echo "c_ahead with a one-warp producer at 128 x 256: $(head -1 "$tmp/ahead.txt")"; fail=1; }
+# gemm_bf16_f32c (the space extended, C in fp32): only the direct epilogue;
+# its kernels store C as float pairs and convert nothing to bf16
+"$bartune" list gen/gemm_bf16_f32c.lua --arch sm_90 >"$tmp/f32c.txt" || { echo "f32c: list failed"; fail=1; }
+! grep -qE 'epilogue=tma|c_early=regs' "$tmp/f32c.txt" && grep -q 'epilogue=direct' "$tmp/f32c.txt" ||
+    { echo "f32c: epilogues other than direct, or none: $(grep -m1 -E 'epilogue=tma|c_early=regs' "$tmp/f32c.txt")"; fail=1; }
+for sel in "bn=128 wm=64 stages=4 raster=grouped consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent c_early=l2" \
+    "bn=64 wm=64 stages=4 raster=row consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile split=8"; do
+    sel="kind=wgmma epilogue=direct $sel"
+    "$bartune" render gen/gemm_bf16_f32c.lua $sel >"$tmp/f.cu" &&
+        "$nvcc" -cubin -gencode=arch=compute_90a,code=sm_90a -std=c++17 -O3 -Xptxas -v -o "$tmp/f.cubin" "$tmp/f.cu" 2>"$tmp/f.log" &&
+        grep -q " 0 bytes spill stores" "$tmp/f.log" &&
+        "$nvcc" -ptx -arch=compute_90a -std=c++17 -O3 -o "$tmp/f.ptx" "$tmp/f.cu" ||
+        { echo "f32c $sel: render, compile or spills: $(cat "$tmp/f.log")"; fail=1; continue; }
+    check "f32c $sel" "$tmp/f.ptx" 'st\.global\.v2\.f32' 'wgmma\.mma_async' -- 'cvt\.rn\.bf16' 'st\.global\.b16'
+done
+"$bartune" render gen/gemm_bf16_f32c.lua kind=simt --arch sm_80 >"$tmp/fs.cu" &&
+    "$nvcc" -ptx -arch=sm_80 -std=c++17 -o "$tmp/fs.ptx" "$tmp/fs.cu" || { echo "f32c simt"; fail=1; }
+check "f32c kind=simt" "$tmp/fs.ptx" 'st\.global\.f32' -- 'cvt\.rn\.bf16' 'st\.global\.b16'
 # the plain kind: any GPU, no Hopper instruction
 "$bartune" render gen/gemm_bf16.lua kind=simt --arch sm_80 >"$tmp/simt.cu" || fail=1
 for arch in sm_75 sm_80; do
     "$nvcc" -ptx -arch=$arch -std=c++17 -o "$tmp/simt.$arch.ptx" "$tmp/simt.cu" || { echo "simt $arch"; fail=1; }
 done
 check "kind=simt" "$tmp/simt.sm_80.ptx" 'fma\.rn\.f32' -- 'wgmma' 'cp\.async\.bulk'
-[ $fail = 0 ] && echo "gemm_bf16: $i Hopper kinds render, compile for sm_90a and hold their instructions ($mode); the plain kind for sm_75/80"
+[ $fail = 0 ] && echo "gemm_bf16: $i Hopper kinds render, compile for sm_90a and hold their instructions ($mode); the plain kind for sm_75/80; gemm_bf16_f32c's kernels store fp32"
 exit $fail

@@ -5,7 +5,8 @@
 # new one's defaults. The toy narrowed by a constraint: fewer variants, the
 # same source for the ones left, records and headers under the new name;
 # a cycle, a path, a missing file, a redeclared parameter and a missing
-# name are errors that say so. The fake runner, no GPU.
+# name are errors that say so. problem{ extends = ... } likewise. The fake
+# runner, no GPU.
 . "$(dirname "$0")/lib.sh" "$@"
 cp -r tests/toy "$tmp/t"
 cat >"$tmp/t/narrow.lua" <<'LUA'
@@ -43,4 +44,30 @@ bad twice 'space { extends = "axpy.lua", name = "x" }
 param("block_x", { 16 })' "parameter 'block_x' is declared twice"
 bad unnamed 'space { extends = "axpy.lua" }' 'needs name'
 bad notastring 'space { extends = 3, name = "x" }' 'must name a space file'
-echo "space extends: $narrow of $all variants, records and header under the new name; 7 errors say what is wrong"
+# problem{ extends = "other", name = ... }: the other's table with this
+# one's fields in place (a buffer replaced by name, a tune list of its own),
+# the reference looked for under the other's folder too
+cat >"$tmp/t/problems/axpy2d_one.lua" <<'LUA'
+problem { extends = "axpy2d", name = "axpy2d_one", tune = { { rows = 512, cols = 512 }, { rows = 64, cols = 64 }, { rows = 8, cols = 8 } },
+  buffers = { { "y", "float", role = "inout", length = function(s) return s.rows * s.cols end, init = { "const", 1 } } } }
+LUA
+cat >"$tmp/t/one.lua" <<'LUA'
+space { extends = "axpy.lua", name = "axpy2d_one", problem = "axpy2d_one" }
+LUA
+"$bartune" list "$tmp/t/one.lua" >"$tmp/out" 2>&1 && grep -q "at each of 3 size tuples" "$tmp/out" ||
+    fail "a problem extending the toy's with three tune tuples: $(tail -1 "$tmp/out")"
+"$bartune" render "$tmp/t/one.lua" $sel | cmp -s - "$tmp/a.cu" || fail "the extended problem's space renders differently"
+pbad() { # NAME TEXT EXPECTED: a problem file and a space over it
+    printf '%s\n' "$2" >"$tmp/t/problems/$1.lua"
+    printf 'space { extends = "axpy.lua", name = "s_%s", problem = "%s" }\n' "$1" "$1" >"$tmp/t/s_$1.lua"
+    "$bartune" list "$tmp/t/s_$1.lua" >"$tmp/out" 2>&1
+    local rc=$?
+    [ $rc != 0 ] && grep -q "$1" "$tmp/out" && grep -q "$3" "$tmp/out" ||
+        fail "problem $1 (rc $rc): wanted '$3' and the file's name, got: $(cat "$tmp/out")"
+}
+pbad p_missing 'problem { extends = "nope", name = "p_missing" }' "extends: problem 'nope' not found"
+printf 'problem { extends = "p_loop_a", name = "p_loop_b" }\n' >"$tmp/t/problems/p_loop_b.lua"
+pbad p_loop_a 'problem { extends = "p_loop_b", name = "p_loop_a" }' 'a cycle'
+pbad p_bad 'problem { extends = "../x", name = "p_bad" }' 'extends names another problem'
+echo "space extends: $narrow of $all variants, records and header under the new name; 7 errors say what is wrong;" \
+    "problem extends: a tune list and a buffer of its own, 3 errors"

@@ -4,7 +4,8 @@
  * or not, k-tiles summed, split-K slices, pairwise, truncating adds for the
  * tensor cores, and a long-double loop) stay within the problem's RMS and
  * maximum, while TF32 inputs, a relative error of 1e-3 or 1e-5, and (bf16)
- * C truncated instead of rounded are caught. At K = 1 and 2 the outputs of
+ * C truncated instead of rounded are caught; gemm_bf16_f32c (C in fp32,
+ * not rounded to bf16) likewise, with C rounded to bf16 as its fault. At K = 1 and 2 the outputs of
  * few elements the check sizes have (M = N = 1: one) are checked too: each
  * run of 1, 4 or 16 elements of an honest order passes the runner's limit
  * for that many (runner/accuracy_limit.h), where the plain RMS limit fails
@@ -13,6 +14,7 @@
  *
  *   test_accuracy sgemm gen/problems/sgemm.lua
  *   test_accuracy gemm_bf16 gen/problems/gemm_bf16.lua
+ *   test_accuracy gemm_bf16_f32c gen/problems/gemm_bf16_f32c.lua
  */
 #include <fenv.h>
 #include <math.h>
@@ -99,6 +101,8 @@ static const char *NAMES[ORDERS] = {
     "k-tiles of 32 summed", "split-K 8",           "pairwise",
     "truncating adds",      "long double",         "TF32 inputs",
     "relative error 1e-3",  "relative error 1e-5", "C truncated to bf16"};
+/* gemm_bf16_f32c: bf16 inputs, C in fp32; its fault in TRUNCATED_C's place */
+static bool f32c;
 /* bf16 inputs are exact in TF32, and a relative 1e-5 is far below C's
  * rounding: for gemm_bf16 the relative error tried is one bf16 ulp. */
 static const float BF16_REL = 1.0f / 256;
@@ -170,6 +174,7 @@ static double evaluate(order o, int i, int j, bool bf16_out) {
     float r = fmaf(alpha, s, beta * cv);
     if (o == REL_1E3) r *= 1 + (bf16_out ? BF16_REL : 1e-3f);
     if (o == REL_1E5) r *= 1 + 1e-5f;
+    if (f32c && o == TRUNCATED_C) return bf16f(to_bf16(r)); /* C rounded to bf16 */
     if (!bf16_out) return r;
     if (o == TRUNCATED_C) return bf16f((uint16_t)(bits(r) >> 16));
     return bf16f(to_bf16(r));
@@ -239,7 +244,7 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
     for (size_t x = 0; x < lb; x++)
         b[x] = is_bf16 ? bf16f(hb[x]) : fb[x];
     for (size_t x = 0; x < lc; x++)
-        c[x] = is_bf16 ? bf16f(hc[x]) : fc[x];
+        c[x] = is_bf16 && !f32c ? bf16f(hc[x]) : fc[x];
     const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
     const long long sizes[] = {M, N, K, K, N, N};
     const char *sn[] = {"alpha", "beta"};
@@ -248,7 +253,8 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
     bt_buffer bufs[] = {
         {"A", type, "in", la, is_bf16 ? (void *)ha : (void *)fa, NULL, NULL, NULL},
         {"B", type, "in", lb, is_bf16 ? (void *)hb : (void *)fb, NULL, NULL, NULL},
-        {"C", type, "inout", lc, is_bf16 ? (void *)hc : (void *)fc, expect, bound, scale}};
+        {"C", f32c ? "float" : type, "inout", lc, is_bf16 && !f32c ? (void *)hc : (void *)fc, expect,
+         bound, scale}};
     bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
     int fail = 0;
     if ((is_bf16 ? bf16_references : sgemm_references)[0].reference(&p, 0, 1)) {
@@ -258,12 +264,13 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
     for (int o = 0; o < ORDERS; o++) {
         if ((o == TRUNCATED_C || o == TRUNCATING) && !is_bf16)
             continue; /* fp32 rounds to nearest */
+        if (o == REL_1E5 && f32c) continue; /* within the fp32 sums' own error at large K */
         if ((o == TF32 || o == REL_1E5) && is_bf16) continue;
         double z2 = 0, zmax = 0;
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
                 const double z =
-                    fabs(evaluate((order)o, i, j, is_bf16) - expect[i * N + j]) / scale[i * N + j];
+                    fabs(evaluate((order)o, i, j, is_bf16 && !f32c) - expect[i * N + j]) / scale[i * N + j];
                 z2 += z * z;
                 zmax = fmax(zmax, z);
                 zs[i * N + j] = z;
@@ -272,7 +279,10 @@ static int at_k(bool is_bf16, double rms_limit, double max_limit) {
         const bool honest = o<HONEST, caught = rms> rms_limit || zmax > max_limit;
         if (honest && K <= 2) fail |= few_elements(zs, NAMES[o], rms_limit, max_limit);
         printf("K = %5d %s %-24s rms %8.3f  max %8.3f  %s\n", K, wide ? "wide" : "    ",
-               o == REL_1E3 && is_bf16 ? "relative error 2^-8" : NAMES[o], rms, zmax,
+               o == REL_1E3 && is_bf16 && !f32c ? "relative error 2^-8"
+               : o == TRUNCATED_C && f32c   ? "C rounded to bf16"
+                                            : NAMES[o],
+               rms, zmax,
                honest ? (caught ? "REJECTED (honest!)" : "ok") : (caught ? "caught" : "MISSED"));
         /* the wide set must pass honest orders; the faults are the uniform set's to catch */
         fail |= wide ? honest && caught : honest == caught;
@@ -286,10 +296,11 @@ int main(int argc, char **argv) {
     double rms, max;
     if (argc != 3 || !limits(argv[2], &rms, &max)) {
         fprintf(stderr,
-                "usage: test_accuracy sgemm|gemm_bf16 PROBLEM.lua (with accuracy = {...})\n");
+                "usage: test_accuracy sgemm|gemm_bf16|gemm_bf16_f32c PROBLEM.lua (with accuracy = {...})\n");
         return 2;
     }
-    bool is_bf16 = !strcmp(argv[1], "gemm_bf16");
+    f32c = !strcmp(argv[1], "gemm_bf16_f32c");
+    bool is_bf16 = f32c || !strcmp(argv[1], "gemm_bf16");
     /* The K of every shape the problem tunes at (its tune list), and the
      * check sizes' smallest. */
     static const int SGEMM_K[] = {4096, 2048, 1024, 512, 4097, 256, 16384, 1, 2};

@@ -6,7 +6,9 @@
  * twice, fp16 read in place of bf16 and one k-tile fewer each fail at more
  * than 90% of the elements. The layouts: A and B stored transposed (transa,
  * transb, with their own padded leading dimensions) give the same expected
- * values, bounds and scales, bit for bit. */
+ * values, bounds and scales, bit for bit. gemm_bf16_f32c (C in fp32, the
+ * same reference reading C's type): the same expected values, honest fp32
+ * results unrounded within its bound, C rounded to bf16 outside it. */
 #include <fenv.h>
 #include <math.h>
 #include <stdint.h>
@@ -78,15 +80,63 @@ static float evaluate(int i, int j, int order, fault f) {
     return s;
 }
 
-static double fraction_failing(int order, fault f) {
+/* C as a kernel writes it: rounded to bf16 (gemm_bf16), fp32 as it is
+ * (gemm_bf16_f32c), or fp32 rounded to bf16 (gemm_bf16_f32c's fault) */
+typedef enum { C_BF16, C_F32, C_F32_ROUNDED } c_out;
+static double expect3[sizeof c / 2], bound3[sizeof c / 2], scale3[sizeof c / 2];
+static double fraction_failing_as(int order, fault f, c_out out) {
+    const double *e = out == C_BF16 ? expect : expect3, *bd = out == C_BF16 ? bound : bound3;
     int bad = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             const float acc = evaluate(i, j, order, f);
-            float got = round_bf16(alpha * acc + beta * from_bf16(c[i * LDC + j]));
-            bad += !(fabs((double)got - expect[i * LDC + j]) <= bound[i * LDC + j]);
+            float got = alpha * acc + beta * from_bf16(c[i * LDC + j]);
+            if (out != C_F32) got = round_bf16(got);
+            bad += !(fabs((double)got - e[i * LDC + j]) <= bd[i * LDC + j]);
         }
     return (double)bad / (M * N);
+}
+static double fraction_failing(int order, fault f) { return fraction_failing_as(order, f, C_BF16); }
+
+/* gemm_bf16_f32c: C's values as floats, the reference registered under
+ * that name: the same expected values as gemm_bf16's, a bound below its
+ * at every element (no bf16 rounding of the result), every honest order
+ * inside it unrounded. C rounded to bf16 is mostly inside the bound at K =
+ * 1000 (E, a worst case over K adds, exceeds half a bf16 ulp of the result):
+ * the accuracy test is what catches it (tests/test_accuracy.c). */
+static int f32c(void) {
+    static float cf[sizeof c / 2];
+    for (size_t i = 0; i < sizeof c / 2; i++) cf[i] = from_bf16(c[i]);
+    const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
+    const long long sizes[] = {M, N, K, LDA, LDB, LDC};
+    const char *sn[] = {"alpha", "beta"};
+    const double sv[] = {alpha, beta};
+    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL, NULL},
+                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL},
+                        {"C", "float", "inout", sizeof c / 2, cf, expect3, bound3, scale3}};
+    bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
+    const bt_reference *r = &bartune_references[1];
+    if (!r->name || strcmp(r->name, "gemm_bf16_f32c") || r->reference(&p, 0, 1)) {
+        printf("gemm_bf16_f32c's reference: %s\n", r->name ? p.error : "not registered");
+        return 1;
+    }
+    int fail = 0, differ = 0, wider = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            differ += expect3[i * LDC + j] != expect[i * LDC + j];
+            wider += !(bound3[i * LDC + j] < bound[i * LDC + j]);
+        }
+    printf("f32c: %d of %d expected values differ from gemm_bf16's, %d bounds are not below its\n",
+           differ, M * N, wider);
+    fail |= differ != 0 || wider != 0;
+    for (int o = 0; o < 5; o++) {
+        double f = fraction_failing_as(o, HONEST, C_F32);
+        printf("f32c: honest fp32 order %d: %.1f%% outside the bound\n", o, 100 * f);
+        fail |= f > 0;
+    }
+    double x = fraction_failing_as(0, HONEST, C_F32_ROUNDED);
+    printf("f32c: C rounded to bf16: %.1f%% outside the bound (the accuracy test's to catch)\n", 100 * x);
+    return fail;
 }
 
 /* The reference with A and/or B stored transposed: op(A) = A, op(B) = B as
@@ -194,6 +244,7 @@ int main(void) {
         fail |= x < 0.9;
     }
     fail |= layouts();
+    fail |= f32c();
     printf(fail ? "FAILED\n" : "ok\n");
     return fail;
 }

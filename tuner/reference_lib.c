@@ -17,24 +17,26 @@
 
 static const char *const CFLAGS[] = {"-O2", "-shared", "-fPIC", "-std=c11", "-pthread"};
 
-/* Hash of every .c and .h of the reference's folder and the API header. */
-static bool source_hash(const char *source, const char *api_dir, char key[17]) {
-    XXH3_state_t *st = XXH3_createState();
-    XXH3_64bits_reset(st);
+static bool has_ext(const char *name, const char *ext) {
+    size_t len = strlen(name), n = strlen(ext);
+    return len > n && !strcmp(name + len - n, ext);
+}
+
+/* Hash of source, the API header and every .h (with_cu: and .cu) of
+ * source's folder, which it may include; false if source is unreadable. */
+static bool folder_hash(const char *source, const char *api, bool with_cu, XXH3_state_t *st) {
     char *dir = xstrdup(source);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
-    char *api = path_join(api_dir, "bartune_reference.h");
     char *files[256];
     int n = 0;
     files[n++] = xstrdup(source);
-    files[n++] = api;
+    files[n++] = xstrdup(api);
     DIR *d = opendir(dir);
     struct dirent *e;
-    while (d && (e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 2 && !strcmp(e->d_name + len - 2, ".h")) files[n++] = path_join(dir, e->d_name);
-    }
+    while (d && (e = readdir(d)) && n < 256)
+        if (has_ext(e->d_name, ".h") || (with_cu && has_ext(e->d_name, ".cu")))
+            files[n++] = path_join(dir, e->d_name);
     if (d) closedir(d);
     bool ok = true;
     for (int i = 0; i < n; i++) {
@@ -47,11 +49,21 @@ static bool source_hash(const char *source, const char *api_dir, char key[17]) {
         free(text);
         free(files[i]);
     }
+    free(dir);
+    return ok;
+}
+
+/* The reference's: its folder's .c and .h, the API header, the flags. */
+static bool source_hash(const char *source, const char *api_dir, char key[17]) {
+    XXH3_state_t *st = XXH3_createState();
+    XXH3_64bits_reset(st);
+    char *api = path_join(api_dir, "bartune_reference.h");
+    bool ok = folder_hash(source, api, false, st);
     for (size_t i = 0; i < sizeof CFLAGS / sizeof CFLAGS[0]; i++)
         XXH3_64bits_update(st, CFLAGS[i], strlen(CFLAGS[i]) + 1);
     snprintf(key, 17, "%016llx", (unsigned long long)XXH3_64bits_digest(st));
     XXH3_freeState(st);
-    free(dir);
+    free(api);
     return ok;
 }
 
@@ -153,7 +165,14 @@ char *host_baseline_build(const char *nvcc, const char *nvcc_version, const char
         free(lib_flags);
         lib_flags = more;
     }
-    key_text = xasprintf("%s|%s|%s|%s|%s", text, api_text, arch, lib_flags, nvcc_version);
+    /* what it includes beside it counts too (cublas_baseline_f32c.cu is
+     * cublas_baseline.cu with C's type set) */
+    XXH3_state_t *st = XXH3_createState();
+    XXH3_64bits_reset(st);
+    folder_hash(source, api, true, st);
+    key_text = xasprintf("%016llx|%s|%s|%s", (unsigned long long)XXH3_64bits_digest(st), arch,
+                         lib_flags, nvcc_version);
+    XXH3_freeState(st);
     char *lib = xasprintf("%s/baseline-%016llx.so", cache_dir,
                           (unsigned long long)XXH3_64bits(key_text, strlen(key_text)));
     if (!file_exists(lib)) {

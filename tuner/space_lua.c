@@ -492,9 +492,21 @@ static void open_safe_libs(lua_State *L) {
 }
 
 /* templates/<problem>/reference.c: in the space's templates, else bartune's. */
+/* templates/<problem>/reference.c, else that of the nearest problem it
+ * extends that has one (registering this problem's name too). */
 static void find_reference(space *s, const char *problem) {
     char *rel = xasprintf("%s/reference.c", problem);
     char *found = space_template_path(s, rel, NULL);
+    json_t *chain = json_object_get(s->problem, "extends");
+    for (size_t i = 0; !found && i < json_array_size(chain); i++) {
+        char *up = xasprintf("%s/reference.c", json_string_value(json_array_get(chain, i)));
+        if ((found = space_template_path(s, up, NULL))) {
+            free(rel);
+            rel = up;
+        } else {
+            free(up);
+        }
+    }
     if (found) { /* the folder holding <problem>/ */
         s->reference_source = found;
         s->reference_dir = xstrdup(found);

@@ -276,14 +276,71 @@ local function read_names(file, what, list, seen)
 end
 
 -- Loads a problem script's text. Returns the problem table P.
-function M.load(text, chunkname, sandbox)
+-- problem{ extends = "other", name = ... }: the other problem's table with
+-- this one's fields in place of its own; sizes, scalars and buffers are
+-- replaced entry by entry (by name: C as float, say), new names appended.
+-- The reference may be the other's: templates/<other>/reference.c
+-- registering this name too (P.extends says where bartune looks next).
+local ENTITY_LISTS = { sizes = true, scalars = true, buffers = true }
+local function merge_entities(base, own)
+  local out, at = {}, {}
+  for i, e in ipairs(base or {}) do
+    out[i] = e
+    if type(e) == "table" then at[e[1]] = i end
+  end
+  for _, e in ipairs(own) do
+    local i = type(e) == "table" and at[e[1]]
+    if i then out[i] = e else out[#out + 1] = e end
+  end
+  return out
+end
+local function merged_problem(base, own)
+  local t = {}
+  for k, v in pairs(base) do if k ~= "name" and k ~= "extends" then t[k] = v end end
+  for k, v in pairs(own) do
+    if ENTITY_LISTS[k] and type(v) == "table" then t[k] = merge_entities(base[k], v)
+    elseif k ~= "extends" then t[k] = v end
+  end
+  return t
+end
+
+-- read_problem (optional): a problem's text and chunk name by name, for extends.
+function M.load(text, chunkname, sandbox, read_problem)
   local file = chunkname:gsub("^@", "")
   local P
+  local seen_files = { [file] = true }
+  -- the table a problem file declares
+  local function captured(ptext, pchunk)
+    local got
+    local chunk, err = load(ptext, pchunk, "t", sandbox({ problem = function(t) got = got or t end }))
+    if not chunk then error(err, 0) end
+    chunk()
+    if type(got) ~= "table" then fail((pchunk:gsub("^@", "")), "no problem{ name = ..., ... } declaration to extend") end
+    return got
+  end
+  -- t with what it extends merged in, and the names it extends, nearest first
+  local function resolved(t, tfile, depth)
+    if t.extends == nil then return t, {} end
+    if type(t.extends) ~= "string" or not t.extends:match(IDENT) then
+      fail(tfile, "problem{} extends names another problem, such as \"gemm_bf16\"")
+    end
+    if depth > 8 or not read_problem then fail(tfile, "problem{} extends more than 8 problems deep") end
+    local btext, bchunk = read_problem(t.extends)
+    if not btext then fail(tfile, "problem{} extends: " .. bchunk) end
+    local bfile = bchunk:gsub("^@", "")
+    if seen_files[bfile] then fail(tfile, "problem{} extends " .. t.extends .. ", which extends it again (a cycle)") end
+    seen_files[bfile] = true
+    local base, chain = resolved(captured(btext, bchunk), bfile, depth + 1)
+    table.insert(chain, 1, t.extends)
+    return merged_problem(base, t), chain
+  end
   local decl = {
     problem = function(t)
       if P then error("problem{} is declared twice", 2) end
       if type(t) ~= "table" then error("problem{} needs a table", 2) end
-      P = { file = file, sizes = {}, scalars = {}, buffers = {} }
+      local chain
+      t, chain = resolved(t, file, 1)
+      P = { file = file, sizes = {}, scalars = {}, buffers = {}, extends = chain }
       check_ident(file, "problem", t.name)
       P.name = t.name
       local seen = read_entities(P, t, file)

@@ -280,7 +280,7 @@ function M.load(text, chunkname, read, read_problem, read_space)
   end
   local ptext, pchunk = read_problem(S.problem_name)
   if not ptext then error(S.file .. ": " .. pchunk, 0) end
-  S.problem = problem.load(ptext, pchunk, M.sandbox)
+  S.problem = problem.load(ptext, pchunk, M.sandbox, read_problem)
   if S.problem.name ~= S.problem_name then
     error(string.format("%s declares problem '%s', not '%s'", pchunk:gsub("^@", ""), S.problem.name, S.problem_name), 0)
   end
@@ -714,7 +714,7 @@ function M.problem_info(S)
   for _, b in ipairs(P.buffers) do buffers[#buffers + 1] = { name = b.name, type = b.type, role = b.role } end
   return { name = P.name, file = P.file, verify = P.verify, accuracy = P.accuracy, sizes = sizes, scalars = scalars,
     buffers = buffers, args = P.args, signature = P.signature, tune = S.tune,
-    host_baselines = P.host_baselines, arch_specific = S.arch_specific,
+    host_baselines = P.host_baselines, arch_specific = S.arch_specific, extends = P.extends,
     group = #S.group > 0 and S.group or { S.params[1].name } }
 end
 

@@ -11,6 +11,10 @@
 
 #include "bartune_baseline.h"
 
+#ifndef BARTUNE_GEMM_C_TYPE  // C's element type: cublas_baseline_f32c.cu says CUDA_R_32F
+#define BARTUNE_GEMM_C_TYPE CUDA_R_16BF
+#endif
+
 static cublasHandle_t handle;  // made on the first call, kept for the runner's life
 
 extern "C" int bartune_baseline(void* const* args, cudaStream_t stream, char* error, size_t error_len) {
@@ -31,7 +35,7 @@ extern "C" int bartune_baseline(void* const* args, cudaStream_t stream, char* er
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetStream(handle, stream);
     if (st == CUBLAS_STATUS_SUCCESS)
         st = cublasGemmEx(handle, op_b, op_a, N, M, K, &alpha, B, CUDA_R_16BF, ldb, A,
-                          CUDA_R_16BF, lda, &beta, C, CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F,
+                          CUDA_R_16BF, lda, &beta, C, BARTUNE_GEMM_C_TYPE, ldc, CUBLAS_COMPUTE_32F,
                           CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) {
         snprintf(error, error_len, "cuBLAS: %s", cublasGetStatusString(st));

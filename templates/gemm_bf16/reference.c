@@ -1,4 +1,5 @@
-/* CPU reference of gemm_bf16: C = alpha op(A) op(B) + beta C in double from
+/* CPU reference of gemm_bf16 (and gemm_bf16_f32c, its C in fp32: the same
+ * with no rounding of the result to bf16): C = alpha op(A) op(B) + beta C in double from
  * the bf16 inputs (op: as stored, or transposed: transa, transb), and per element the bound of
  * problems/gemm_bf16.lua: E (1 + 2^-8) + 2^-8 |exact|, E = gamma_{K+2} (|alpha| sum_k |a_ik b_kj| +
  * |beta c_ij|) with u = 2^-23, and the expected error of an honest
@@ -35,9 +36,15 @@ typedef struct {
      * along k and along its columns (j): the layouts */
     long long a_i, a_k, b_k, b_j;
     double alpha, beta, gamma;
-    const uint16_t *a, *b, *c;
+    const uint16_t *a, *b;
+    const void *c; /* bf16 bits, or float where f32c */
+    int f32c;      /* C in fp32: read as such, and no bf16 rounding of the result */
     double *expect, *bound, *scale;
 } gemm;
+
+static double c_at(const gemm *g, long long at) {
+    return g->f32c ? ((const float *)g->c)[at] : bf16(((const uint16_t *)g->c)[at]);
+}
 
 /* The variance of an honest evaluation's error at one element: sum S and
  * sum of squares Q of its K products, C's old value c, the exact result. */
@@ -47,7 +54,7 @@ static double honest_variance(const gemm *g, double S, double Q, double c, doubl
     const double sum = bt_sum_variance(K, S, Q, u) + u * u * K * walk;
     int e;
     frexp(exact, &e); /* |exact| in [2^(e-1), 2^e): a bf16 ulp there is 2^(e-8) */
-    const double ulp = exact != 0 ? ldexp(1.0, e - 8) : 0;
+    const double ulp = exact != 0 && !g->f32c ? ldexp(1.0, e - 8) : 0;
     const double as = g->alpha * S, bc = g->beta * c;
     return g->alpha * g->alpha * sum + u * u / 3 * (as * as + bc * bc + exact * exact) +
            ulp * ulp / 12;
@@ -82,11 +89,11 @@ block(const gemm *g, long long i0, long long i1, long long j0, long long j1, dou
             }
         }
     }
-    const double r = ldexp(1.0, -8);
+    const double r = ldexp(1.0, g->f32c ? -24 : -8); /* the result's rounding: fp32's or bf16's */
     for (long long i = 0; i < h; i++)
         for (long long j = 0; j < w; j++) {
             const long long at = (i0 + i) * g->ldc + j0 + j;
-            const double c = bf16(g->c[at]), exact = g->alpha * acc[i * COLS + j] + g->beta * c;
+            const double c = c_at(g, at), exact = g->alpha * acc[i * COLS + j] + g->beta * c;
             const double e = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));
             g->expect[at] = exact;
             g->bound[at] = e * (1 + r) + r * fabs(exact);
@@ -107,6 +114,7 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
               .a = bt_buffer_named(p, "A")->data,
               .b = bt_buffer_named(p, "B")->data,
               .c = C->data,
+              .f32c = !strcmp(C->type, "float"),
               .expect = C->expect,
               .bound = C->bound,
               .scale = C->scale};
@@ -149,5 +157,6 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
 
 const bt_reference bartune_references[] = {
     {"gemm_bf16", gemm_bf16},
+    {"gemm_bf16_f32c", gemm_bf16}, /* problems/gemm_bf16_f32c.lua: C->type says which */
     {NULL, NULL},
 };

@@ -7,7 +7,7 @@ constexpr int kSimtThreads = 256, kSimtTile = 64, kSimtK = 16;
 __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, int K, float alpha,
                                           const __nv_bfloat16* __restrict__ A, int lda,
                                           const __nv_bfloat16* __restrict__ B, int ldb, float beta,
-                                          __nv_bfloat16* __restrict__ C, int ldc) {
+                                          $(c_f32 and "float" or "__nv_bfloat16")* __restrict__ C, int ldc) {
     __shared__ float as[kSimtK][kSimtTile + 1], bs[kSimtK][kSimtTile];
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     const long long m0 = (long long)blockIdx.y * kSimtTile, n0 = (long long)blockIdx.x * kSimtTile;
@@ -38,7 +38,7 @@ __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, 
             const long long r = m0 + ty * 4 + i, c = n0 + tx * 4 + j;
             if (r >= M || c >= N) continue;
             float v = alpha * acc[i][j];
-            if (beta != 0.f) v += beta * __bfloat162float(C[r * ldc + c]);
-            C[r * ldc + c] = __float2bfloat16_rn(v);
+            if (beta != 0.f) v += beta * $(c_f32 and "" or "__bfloat162float")(C[r * ldc + c]);
+            C[r * ldc + c] = $(c_f32 and "" or "__float2bfloat16_rn")(v);
         }
 }
