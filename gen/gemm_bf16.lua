@@ -81,7 +81,6 @@ end })
 
 derive(function(c, dev)
   c.fault = c.fault or "none"
-  c.c_f32 = false  -- C in fp32: gemm_bf16_f32c.lua, which extends this space, says true
   if c.kind == "simt" then
     c.threads, c.smem_bytes, c.min_cc = 256, 0, 70
     return

@@ -73,6 +73,7 @@ static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swiz
 //% include("gemm_bf16/roles.cuh")
 //% end
 
+//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
 //% if kind == "wgmma" then
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900

@@ -7,7 +7,7 @@ local M = {}
 
 -- Names the template gets from bartune itself; a parameter may not take them.
 local RESERVED = { emit = true, kernel_name = true, kernel_linkage = true, include = true,
-  describe = true, ns = true }
+  describe = true, ns = true, ctype = true }
 local IDENT = "^[%a_][%w_]*$"
 -- Names and values are recorded, and a record is read back only with
 -- identifiers of at most this many characters (tuner/record.c): what is
@@ -608,6 +608,11 @@ function M.render(S, values, dev, extra, host)
     elseif v:match("^%-?%d+$") then v = math.tointeger(tonumber(v)) end
     c[k] = v
   end
+  -- ctype.NAME: the C type of the problem's buffer NAME, so that one
+  -- template serves problems that differ in a buffer's type (gemm_bf16_f32c)
+  local ctype = {}
+  for _, b in ipairs(S.problem.buffers) do ctype[b.name] = b.type end
+  c.ctype = template.frozen(ctype, "ctype")
   local optional = {}
   for _, p in ipairs(S.params) do optional[p.name] = true end
   if host then

@@ -9,6 +9,7 @@
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
+//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
 constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {

@@ -4,6 +4,7 @@
 // order, or in groups of kGroup unit-rows so that consecutive units reuse
 // A and B tiles in L2. A persistent CTA walks units cid, cid + clusters, ...;
 // a one-block-per-tile CTA takes kTilesPerBlock consecutive ones.
+//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
 struct Problem {
     int M, N, K, ktiles, tiles_n, units_m, units;
     bool ta, tb;  // A stored K x M (M-major tiles), B stored N x K (K-major tiles)
