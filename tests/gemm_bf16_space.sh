@@ -118,6 +118,11 @@ done
 "$bartune" render gen/gemm_bf16_f32c.lua kind=simt --arch sm_80 >"$tmp/fs.cu" &&
     "$nvcc" -ptx -arch=sm_80 -std=c++17 -o "$tmp/fs.ptx" "$tmp/fs.cu" || { echo "f32c simt"; fail=1; }
 check "f32c kind=simt" "$tmp/fs.ptx" 'st\.global\.f32' -- 'cvt\.rn\.bf16' 'st\.global\.b16'
+# the problems' cuBLAS baselines build as bench builds them (C bf16, C fp32)
+for bl in cublas_baseline cublas_baseline_f32c; do
+    "$nvcc" -shared -Xcompiler=-fPIC -O2 -arch=sm_90 -Itemplates -o "$tmp/$bl.so" "templates/gemm_bf16/$bl.cu" \
+        -lcublas >"$tmp/bl.log" 2>&1 || { echo "$bl: $(cat "$tmp/bl.log")"; fail=1; }
+done
 # the plain kind: any GPU, no Hopper instruction
 "$bartune" render gen/gemm_bf16.lua kind=simt --arch sm_80 >"$tmp/simt.cu" || fail=1
 for arch in sm_75 sm_80; do
