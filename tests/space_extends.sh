@@ -28,12 +28,15 @@ sel="block_x=32 block_y=4 fault=none"
     fail "records or header not under the new space's name: $(ls -R "$tmp/r" "$tmp/k" | tr '\n' ' ')"
 grep -q 'skip_last_col' "$tmp"/r/*/axpy2d_narrow.jsonl && fail "a variant the new constraint rejects was measured"
 # errors: each names the file and says what is wrong
+refused() { # SPACE NAME EXPECTED: list SPACE fails, naming NAME and saying EXPECTED
+    "$bartune" list "$1" >"$tmp/out" 2>&1
+    local rc=$?
+    [ $rc != 0 ] && grep -q "$2" "$tmp/out" && grep -q "$3" "$tmp/out" ||
+        fail "$2 (rc $rc): wanted '$3' and the name, got: $(cat "$tmp/out")"
+}
 bad() { # NAME TEXT EXPECTED
     printf '%s\n' "$2" >"$tmp/t/$1.lua"
-    "$bartune" list "$tmp/t/$1.lua" >"$tmp/out" 2>&1
-    local rc=$?
-    [ $rc != 0 ] && grep -q "$1.lua" "$tmp/out" && grep -q "$3" "$tmp/out" ||
-        fail "$1 (rc $rc): wanted '$3' and the file's name, got: $(cat "$tmp/out")"
+    refused "$tmp/t/$1.lua" "$1.lua" "$3"
 }
 bad self 'space { extends = "self.lua", name = "x" }' 'a cycle'
 printf 'space { extends = "loop_a.lua", name = "b" }\n' >"$tmp/t/loop_b.lua"
@@ -60,10 +63,7 @@ LUA
 pbad() { # NAME TEXT EXPECTED: a problem file and a space over it
     printf '%s\n' "$2" >"$tmp/t/problems/$1.lua"
     printf 'space { extends = "axpy.lua", name = "s_%s", problem = "%s" }\n' "$1" "$1" >"$tmp/t/s_$1.lua"
-    "$bartune" list "$tmp/t/s_$1.lua" >"$tmp/out" 2>&1
-    local rc=$?
-    [ $rc != 0 ] && grep -q "$1" "$tmp/out" && grep -q "$3" "$tmp/out" ||
-        fail "problem $1 (rc $rc): wanted '$3' and the file's name, got: $(cat "$tmp/out")"
+    refused "$tmp/t/s_$1.lua" "$1" "$3"
 }
 pbad p_missing 'problem { extends = "nope", name = "p_missing" }' "extends: problem 'nope' not found"
 printf 'problem { extends = "p_loop_a", name = "p_loop_b" }\n' >"$tmp/t/problems/p_loop_b.lua"

@@ -80,6 +80,18 @@ static float evaluate(int i, int j, int order, fault f) {
     return s;
 }
 
+/* The plain layout's problem (M x N x K, padded rows) with A, B and the C given. */
+static bt_problem plain_problem(bt_buffer bufs[3], bt_buffer cbuf) {
+    static const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
+    static const long long sizes[] = {M, N, K, LDA, LDB, LDC};
+    static const char *sn[] = {"alpha", "beta"};
+    static const double sv[] = {alpha, beta};
+    bufs[0] = (bt_buffer){"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL, NULL};
+    bufs[1] = (bt_buffer){"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL};
+    bufs[2] = cbuf;
+    return (bt_problem){6, names, sizes, 2, sn, sv, 3, bufs, ""};
+}
+
 /* C as a kernel writes it: rounded to bf16 (gemm_bf16), fp32 as it is
  * (gemm_bf16_f32c), or fp32 rounded to bf16 (gemm_bf16_f32c's fault) */
 typedef enum { C_BF16, C_F32, C_F32_ROUNDED } c_out;
@@ -107,14 +119,8 @@ static double fraction_failing(int order, fault f) { return fraction_failing_as(
 static int f32c(void) {
     static float cf[sizeof c / 2];
     for (size_t i = 0; i < sizeof c / 2; i++) cf[i] = from_bf16(c[i]);
-    const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
-    const long long sizes[] = {M, N, K, LDA, LDB, LDC};
-    const char *sn[] = {"alpha", "beta"};
-    const double sv[] = {alpha, beta};
-    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL, NULL},
-                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL},
-                        {"C", "float", "inout", sizeof c / 2, cf, expect3, bound3, scale3}};
-    bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
+    bt_buffer bufs[3];
+    bt_problem p = plain_problem(bufs, (bt_buffer){"C", "float", "inout", sizeof c / 2, cf, expect3, bound3, scale3});
     const bt_reference *r = &bartune_references[1];
     if (!r->name || strcmp(r->name, "gemm_bf16_f32c") || r->reference(&p, 0, 1)) {
         printf("gemm_bf16_f32c's reference: %s\n", r->name ? p.error : "not registered");
@@ -201,14 +207,9 @@ int main(void) {
     for (size_t i = 0; i < sizeof a / 2; i++) a[i] = to_bf16((float)uniform());
     for (size_t i = 0; i < sizeof b / 2; i++) b[i] = to_bf16((float)uniform());
     for (size_t i = 0; i < sizeof c / 2; i++) c[i] = to_bf16((float)uniform());
-    const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
-    const long long sizes[] = {M, N, K, LDA, LDB, LDC};
-    const char *sn[] = {"alpha", "beta"};
-    const double sv[] = {alpha, beta};
-    bt_buffer bufs[] = {{"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL, NULL},
-                        {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL},
-                        {"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect, bound, scale}};
-    bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
+    bt_buffer bufs[3];
+    bt_problem p =
+        plain_problem(bufs, (bt_buffer){"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect, bound, scale});
     int fail = 0;
     for (int part = 0; part < 3; part++) /* in three parts, as the runner's threads do */
         if (bartune_references[0].reference(&p, part, 3)) {

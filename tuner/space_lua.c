@@ -219,6 +219,18 @@ static bool load_lib(space *s, const char *lib_dir, const char *file, char **err
     return true;
 }
 
+/* Pushes a script's text and chunk name (@path); false, pushing nothing,
+ * where it cannot be read (errno says why). */
+static bool push_script(lua_State *L, const char *path) {
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text) return false;
+    lua_pushlstring(L, text, len);
+    lua_pushfstring(L, "@%s", path);
+    free(text);
+    return true;
+}
+
 /* read_problem(name) -> text, chunkname | nil, message: problems/<name>.lua
  * beside the space, else bartune's gen/problems/<name>.lua. */
 static int l_read_problem(lua_State *L) {
@@ -227,17 +239,10 @@ static int l_read_problem(lua_State *L) {
     char *file = xasprintf("problems/%s.lua", name);
     char *local = path_join(s->space_dir, file);
     char *lib = xasprintf("%s/gen/%s", s->root, file);
-    const char *path = file_exists(local) ? local : lib;
-    size_t len;
-    char *text = read_file(path, &len);
-    if (text) {
-        lua_pushlstring(L, text, len);
-        lua_pushfstring(L, "@%s", path);
-    } else {
+    if (!push_script(L, file_exists(local) ? local : lib)) {
         lua_pushnil(L);
         lua_pushfstring(L, "problem '%s' not found (looked for %s and %s)", name, local, lib);
     }
-    free(text);
     free(file);
     free(local);
     free(lib);
@@ -260,16 +265,10 @@ static int l_read_space(lua_State *L) {
         return 2;
     }
     char *path = path_join(s->space_dir, name);
-    size_t len;
-    char *text = read_file(path, &len);
-    if (text) {
-        lua_pushlstring(L, text, len);
-        lua_pushfstring(L, "@%s", path);
-    } else {
+    if (!push_script(L, path)) {
         lua_pushnil(L);
         lua_pushfstring(L, "cannot read %s: %s", path, strerror(errno));
     }
-    free(text);
     free(path);
     return 2;
 }
