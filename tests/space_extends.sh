@@ -47,6 +47,17 @@ bad twice 'space { extends = "axpy.lua", name = "x" }
 param("block_x", { 16 })' "parameter 'block_x' is declared twice"
 bad unnamed 'space { extends = "axpy.lua" }' 'needs name'
 bad notastring 'space { extends = 3, name = "x" }' 'must name a space file'
+# a named config of the extended space that the new constraints reject is
+# check's error; the new space may name it again (its own takes its place),
+# where one file naming a label twice is an error
+printf 'space { extends = "axpy.lua", name = "no32" }\nconstraint("no 32", function(c) return c.block_x ~= 32 end)\n' \
+    >"$tmp/t/no32.lua"
+"$bartune" check "$tmp/t/no32.lua" --cache "$tmp/c" >"$tmp/out" 2>&1 && fail "check passed a portable the constraints reject"
+grep -q "portable 'portable' is not a variant" "$tmp/out" || fail "check: $(tail -2 "$tmp/out")"
+printf 'portable("portable", { block_x = 16, block_y = 4, fault = "none", rows_per_thread = 1 })\n' >>"$tmp/t/no32.lua"
+"$bartune" check "$tmp/t/no32.lua" --cache "$tmp/c" >"$tmp/out" 2>&1 || fail "check with the portable named again: $(tail -2 "$tmp/out")"
+printf 'portable("portable", { block_x = 16, block_y = 2, fault = "none", rows_per_thread = 1 })\n' >>"$tmp/t/no32.lua"
+refused "$tmp/t/no32.lua" "no32.lua" "portable 'portable' is declared twice"
 # problem{ extends = "other", name = ... }: the other's table with this
 # one's fields in place (a buffer replaced by name, a tune list of its own),
 # the reference looked for under the other's folder too

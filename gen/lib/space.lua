@@ -76,7 +76,7 @@ end
 -- `read_space` a space file beside this one (space{ extends = "x.lua" }).
 function M.load(text, chunkname, read, read_problem, read_space)
   local S = { params = {}, launch = {}, derives = {}, constraints = {},
-              baselines = {}, byname = {}, file = chunkname:gsub("^@", "") }
+              baselines = {}, byname = {}, file = chunkname:gsub("^@", ""), inheriting = 0 }
   local decl
   -- space{ extends = "other.lua", name = ... }: the other space's file runs
   -- first, as if its lines stood where this space{} is (its params,
@@ -97,7 +97,9 @@ function M.load(text, chunkname, read, read_problem, read_space)
     if not ptext then error("space{} extends: " .. pchunk, 3) end
     local chunk, err = load(ptext, pchunk, "t", M.sandbox(decl))
     if not chunk then error(err, 0) end
+    S.inheriting = S.inheriting + 1  -- what it names, this space may name again
     chunk()
+    S.inheriting = S.inheriting - 1
     if not S.declared then error(pchunk:gsub("^@", "") .. ": no space{ name = ..., ... } declaration to extend", 0) end
     local base = S.declared
     S.declared, S.name = nil, nil
@@ -144,7 +146,15 @@ function M.load(text, chunkname, read, read_problem, read_space)
       end
       local copy = {}
       for k, v in pairs(cfg) do copy[k] = check_value(v, what .. " '" .. label .. "' " .. tostring(k), 2) end
-      S.baselines[#S.baselines + 1] = { label = label, config = copy, portable = what == "portable" }
+      local entry = { label = label, config = copy, portable = what == "portable", depth = S.inheriting }
+      for i, b in ipairs(S.baselines) do
+        if b.label == label and b.portable == entry.portable then
+          -- one the extended space named: this space's takes its place
+          if b.depth > entry.depth then S.baselines[i] = entry return end
+          error(what .. " '" .. label .. "' is declared twice", 2)
+        end
+      end
+      S.baselines[#S.baselines + 1] = entry
     end
   end
   decl = {
