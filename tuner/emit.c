@@ -740,6 +740,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         config_free(&params);
         config_free(&launch);
     }
+    ok = ok && !space_template_failing(s); /* said: no header of fewer variants over a good one */
     if (ok && *n > first) {
         drop_repeated_shared(&body);
         char *dir = path_join(kernels_dir, key);
@@ -1211,6 +1212,7 @@ bool emit_headers(space *s, const char *results_dir, const char *records, const 
     if (records) ok = emit_device(s, records, NULL, kernels_dir, devs, &n);
     struct emit_walk w = {s, kernels_dir, devs, &n};
     if (!records) results_each_device(results_dir, space_name(s), false, emit_each, &w, &ok);
+    ok = ok && !space_template_failing(s);
     if (ok) ok = write_dispatcher(s, kernels_dir, devs, n, &portable);
     for (int i = 0; i < n; i++) {
         free(devs[i].summary);

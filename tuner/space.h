@@ -63,6 +63,11 @@ char *space_render(space *s, const device_info *dev, const config *values, const
  * space on dev: every parameter that applies has a value, none other has
  * one, the constraints hold. false and *err otherwise. */
 bool space_validate(space *s, const device_info *dev, const config *values, char **err);
+/* A template that fails to render a variant the space accepts is an error
+ * of the template, not a stale record: said once (with err), and remembered
+ * so that emit writes no header over a good one. */
+void space_template_failed(space *s, const char *config_desc, const char *err);
+bool space_template_failing(const space *s);
 /* Buffers with lengths, scalars, and the cost model at `sizes` (an object
  * of size name -> integer; missing ones take their defaults):
  * {sizes: [{name, type, value}], scalars: [...], buffers: [{name, type,

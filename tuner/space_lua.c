@@ -52,6 +52,7 @@ struct space {
     bool refused;    /* the last growing request was refused: Lua collects and asks again */
     const char *hit; /* the limit hit during this call, or NULL */
     char where[256]; /* the message of its first raise (the script's own line) */
+    bool template_failed; /* a variant the space accepts did not render (said once) */
 };
 
 static space *space_of(lua_State *L) {
@@ -830,6 +831,18 @@ char *space_render(space *s, const device_info *dev, const config *values, const
                          s->file, len >> 20, SOURCE_LIMIT >> 20);
     lua_pop(L, 2);
     return src;
+}
+
+void space_template_failed(space *s, const char *config_desc, const char *err) {
+    if (!s->template_failed)
+        msg_error("%s: the template fails on a variant the space accepts (%s): %s; fix the "
+                  "template: records of such variants count as not current, and no header is "
+                  "written while it fails",
+                  s->file, config_desc, err);
+    s->template_failed = true;
+}
+bool space_template_failing(const space *s) {
+    return s->template_failed;
 }
 
 bool space_validate(space *s, const device_info *dev, const config *values, char **err) {
