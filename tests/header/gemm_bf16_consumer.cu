@@ -7,18 +7,22 @@
 // within the bound of problems/gemm_bf16.lua against a double loop here; a
 // layout other than 0 or 1, or a size within 4096 of INT_MAX, is
 // cudaErrorInvalidValue. Usage: gemm_bf16_consumer [expect-tuned|any] (exit 77 without a GPU)
+// With GEMM_F32C defined (gemm_bf16_f32c_consumer.cu), the same of
+// kernels/gemm_bf16_f32c.cuh: C in fp32, within problems/gemm_bf16_f32c.lua's
+// bound (no bf16 rounding of the result).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#include "gemm_bf16.cuh"
+#include "gemm_c_type.h"
+#include GEMM_HEADER
 
 // gemm_bf16_other.cu: the same header, the other translation unit.
-cudaError_t other_unit_gemm_bf16(int transa, int transb, int M, int N, int K, float alpha,
-                                 const __nv_bfloat16* A, int lda, const __nv_bfloat16* B, int ldb,
-                                 float beta, __nv_bfloat16* C, int ldc, cudaStream_t s);
+cudaError_t other_unit_gemm(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
+                            int lda, const __nv_bfloat16* B, int ldb, float beta, gemm_c* C, int ldc,
+                            cudaStream_t s);
 
 #include "cuda_check.h"
 
@@ -29,6 +33,7 @@ static __nv_bfloat16 uniform() {
     return __float2bfloat16((float)(rng >> 8) / (float)(1u << 24) * 2.0f - 1.0f);
 }
 static double f(__nv_bfloat16 v) { return (double)__bfloat162float(v); }
+[[maybe_unused]] static double f(float v) { return v; }
 
 // One call: C = alpha op(A) op(B) + beta C with A at offset `off` elements;
 // lda and ldb are the stored rows' (K or M for A, N or K for B) plus pads.
@@ -38,31 +43,34 @@ static bool check(int ta, int tb, int M, int N, int K, int pad_a, int pad_b, int
     const int lda = (ta ? M : K) + pad_a, ldb = (tb ? K : N) + pad_b;
     size_t la = (size_t)((ta ? K : M) - 1) * lda + (ta ? M : K) + off,
            lb = (size_t)((tb ? N : K) - 1) * ldb + (tb ? K : N), lc = (size_t)(M - 1) * ldc + N;
-    std::vector<__nv_bfloat16> a(la), b(lb), c(lc), got(lc);
+    std::vector<__nv_bfloat16> a(la), b(lb);
+    std::vector<gemm_c> c(lc), got(lc);
     for (auto& v : a) v = uniform();
     for (auto& v : b) v = uniform();
-    for (auto& v : c) v = uniform();
-    __nv_bfloat16 *da, *db, *dc;
+    for (auto& v : c) v = gemm_c(__bfloat162float(uniform()));
+    const size_t cb = sizeof(gemm_c);
+    __nv_bfloat16 *da, *db;
+    gemm_c* dc;
     CHECK(cudaMalloc(&da, la * 2));
     CHECK(cudaMalloc(&db, lb * 2));
-    CHECK(cudaMalloc(&dc, lc * 2));
+    CHECK(cudaMalloc(&dc, lc * cb));
     CHECK(cudaMemcpy(da, a.data(), la * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(db, b.data(), lb * 2, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dc, c.data(), lc * 2, cudaMemcpyHostToDevice));
-    const char* variant =
-        bartune_gemm_bf16_variant(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
-    CHECK(other ? other_unit_gemm_bf16(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc, 0)
-                : bartune_gemm_bf16(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc));
+    CHECK(cudaMemcpy(dc, c.data(), lc * cb, cudaMemcpyHostToDevice));
+    const char* variant = GEMM_FN(_variant)(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
+    CHECK(other ? other_unit_gemm(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc, 0)
+                : GEMM_FN()(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc));
     CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(got.data(), dc, lc * 2, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got.data(), dc, lc * cb, cudaMemcpyDeviceToHost));
     cudaFree(da), cudaFree(db), cudaFree(dc);
-    const double u = ldexp(1.0, -23), gamma = (K + 2) * u / (1 - (K + 2) * u), r = ldexp(1.0, -8);
+    // the result's rounding: to bf16, or (C in fp32) none past the fp32 sums'
+    const double u = ldexp(1.0, -23), gamma = (K + 2) * u / (1 - (K + 2) * u), r = ldexp(1.0, GEMM_C_ROUNDING);
     long bad = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < ldc && (size_t)i * ldc + j < lc; j++) {
             size_t at = (size_t)i * ldc + j;
             if (j >= N) {  // between rows: untouched
-                bad += memcmp(&got[at], &c[at], 2) != 0;
+                bad += memcmp(&got[at], &c[at], cb) != 0;
                 continue;
             }
             double sum = 0, mag = 0;
@@ -85,8 +93,7 @@ static bool check(int ta, int tb, int M, int N, int K, int pad_a, int pad_b, int
     // the calls the tuned variants serve (templates/gemm_bf16/host.cuh): leading
     // dimensions multiples of 8, 16-byte aligned matrices (cudaMalloc's are)
     const bool servable = lda % 8 == 0 && ldb % 8 == 0 && ldc % 8 == 0 && off % 8 == 0 && K >= 1;
-    const bartune_gemm_bf16_path_t path =
-        bartune_gemm_bf16_path(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
+    const GEMM_FN(_path_t) path = GEMM_FN(_path)(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
     if (expect_tuned && servable && (path.variant < 0 || path.why)) {
         printf("  expected a tuned variant for this call on this device, took the fallback: %s\n",
                path.why ? path.why : "(no reason given)");
@@ -120,28 +127,29 @@ int main(int argc, char** argv) {
             ok = check(ta, tb, 129, 4104, 72, ta ? 7 : 0, 0, 4104, 0, false) && ok;
             ok = check(ta, tb, 7, 8, 8, ta ? 1 : 0, 0, 8, 0, true) && ok;
         }
-    if (bartune_gemm_bf16(0, 0, 0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5) != cudaSuccess) {
+    if (GEMM_FN()(0, 0, 0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5) != cudaSuccess) {
         printf("M=0 did not return cudaSuccess\n");
         ok = false;
     }
     for (int bad : {-1, 2})
-        if (bartune_gemm_bf16(bad, 0, 8, 8, 8, 1.0f, nullptr, 8, nullptr, 8, 0.0f, nullptr, 8) !=
-                cudaErrorInvalidValue ||
-            bartune_gemm_bf16(0, bad, 8, 8, 8, 1.0f, nullptr, 8, nullptr, 8, 0.0f, nullptr, 8) !=
-                cudaErrorInvalidValue) {
+        if (GEMM_FN()(bad, 0, 8, 8, 8, 1.0f, nullptr, 8, nullptr, 8, 0.0f, nullptr, 8) != cudaErrorInvalidValue ||
+            GEMM_FN()(0, bad, 8, 8, 8, 1.0f, nullptr, 8, nullptr, 8, 0.0f, nullptr, 8) != cudaErrorInvalidValue) {
             printf("a layout of %d did not return cudaErrorInvalidValue\n", bad);
             ok = false;
         }
     {  // a size within 4096 of INT_MAX: refused, not computed with wrapped tile arithmetic
         __nv_bfloat16* d;
+        gemm_c* dc;
         CHECK(cudaMalloc(&d, 1024));
+        CHECK(cudaMalloc(&dc, 1024));
         const int big = 2147483647 - 8;
-        if (bartune_gemm_bf16(0, 0, 8, 8, big, 1.0f, d, big, d, 8, 0.0f, d, 8) != cudaErrorInvalidValue ||
-            bartune_gemm_bf16(0, 0, 8, big, 8, 1.0f, d, 8, d, big, 0.0f, d, big) != cudaErrorInvalidValue) {
+        if (GEMM_FN()(0, 0, 8, 8, big, 1.0f, d, big, d, 8, 0.0f, dc, 8) != cudaErrorInvalidValue ||
+            GEMM_FN()(0, 0, 8, big, 8, 1.0f, d, 8, d, big, 0.0f, dc, big) != cudaErrorInvalidValue) {
             printf("a size within 4096 of INT_MAX did not return cudaErrorInvalidValue\n");
             ok = false;
         }
         cudaFree(d);
+        cudaFree(dc);
     }
     printf(ok ? "all within the bound\n" : "FAILED\n");
     return ok ? 0 : 1;
