@@ -27,6 +27,18 @@ sel="block_x=32 block_y=4 fault=none"
 [ -s "$(echo "$tmp"/r/*/axpy2d_narrow.jsonl)" ] && [ -s "$tmp/k/axpy2d_narrow.cuh" ] ||
     fail "records or header not under the new space's name: $(ls -R "$tmp/r" "$tmp/k" | tr '\n' ' ')"
 grep -q 'skip_last_col' "$tmp"/r/*/axpy2d_narrow.jsonl && fail "a variant the new constraint rejects was measured"
+# a search in the new space starts from the records of the one it extends
+# (same parameters): the first candidate measured is the other's fastest
+FAKE_RUNNER_VARY=1 "$bartune" run "$tmp/t/axpy.lua" --runner "$root/tests/fake_runner.sh" --cache "$tmp/c" \
+    --results "$tmp/w" --size rows=1000 --size cols=3001 --no-emit >/dev/null 2>&1 || fail "run of the toy (varied)"
+FAKE_RUNNER_VARY=1 "$bartune" run "$tmp/t/narrow.lua" --runner "$root/tests/fake_runner.sh" --cache "$tmp/c" \
+    --results "$tmp/w" --size rows=1000 --size cols=3001 --strategy ils --budget 2 --seed 1 --no-emit \
+    >/dev/null 2>"$tmp/warm.err" || fail "search in the narrowed toy: $(tail -3 "$tmp/warm.err")"
+grep -q "then 1 of the space it extends (axpy2d)" "$tmp/warm.err" ||
+    fail "the search did not say it starts from the extended space: $(head -3 "$tmp/warm.err")"
+best=$(grep '"status":"ok"' "$tmp"/w/*/axpy2d.jsonl | grep -o '"median_ms":[0-9.]*' | sort -t: -k2 -g | head -1)
+first=$(head -1 "$tmp"/w/*/axpy2d_narrow.jsonl | grep -o '"median_ms":[0-9.]*')
+[ -n "$best" ] && [ "$first" = "$best" ] || fail "the first candidate took ${first:-nothing}, the toy's best ${best:-nothing}"
 # errors: each names the file and says what is wrong
 refused() { # SPACE NAME EXPECTED: list SPACE fails, naming NAME and saying EXPECTED
     "$bartune" list "$1" >"$tmp/out" 2>&1

@@ -439,6 +439,36 @@ static bool warm_each(void *ctx, const char *key, const char *path) {
     return true;
 }
 
+/* The landscapes of the spaces this one extends (space{ extends }: the
+ * same parameters, other constraints or problem), recorded on this device,
+ * the nearest size tuples first, appended to the warm list; how many, and
+ * in *names the spaces that gave any. */
+static size_t warm_extended(run_ctx *c, json_t *warm, char **names) {
+    json_t *bases = json_object_get(space_problem(c->s), "space_extends"), *name;
+    size_t i, n = 0;
+    json_array_foreach(bases, i, name) {
+        char *path = xasprintf("%s/%s/%s.jsonl", c->o->results, c->lanes[0]->g.key, json_string_value(name));
+        int dropped;
+        char *err = NULL;
+        json_t *recs = file_exists(path) ? results_load(path, NULL, &dropped, &err) : NULL;
+        free(err);
+        free(path);
+        if (!recs) continue;
+        json_t *near = results_landscapes_near(recs, c->sizes, false, space_full_sizes, c->s), *l;
+        size_t k;
+        json_array_foreach(near, k, l) json_array_append(warm, l);
+        if (json_array_size(near)) {
+            char *more = xasprintf("%s%s%s", *names ? *names : "", *names ? ", " : "", json_string_value(name));
+            free(*names);
+            *names = more;
+        }
+        n += json_array_size(near);
+        json_decref(near);
+        json_decref(recs);
+    }
+    return n;
+}
+
 /* What a search starts from: the fastest of this device's other size
  * tuples, the nearest first (recorded timings under any checks: they only
  * order the first candidates asked), then those of the devices --warm-from
@@ -458,11 +488,18 @@ static json_t *warm_landscapes(run_ctx *c) {
     if (o->warm_from && !w.devices)
         msg_warn("--warm-from %s: no records of %s for %s under %s", o->warm_from, space_name(c->s),
                  !strcmp(o->warm_from, "all") ? "another device" : "that device", o->results);
-    if (json_array_size(warm))
+    size_t others = json_array_size(warm) - own;
+    char *base = NULL;
+    size_t based = warm_extended(c, warm, &base);
+    if (json_array_size(warm)) {
         fprintf(stderr,
                 "bartune: strategy %s starts from the fastest of %zu other size tuple(s) "
-                "recorded for this device and %zu landscape(s) of %d other device(s)\n",
-                o->strategy, own, json_array_size(warm) - own, w.devices);
+                "recorded for this device and %zu landscape(s) of %d other device(s)",
+                o->strategy, own, others, w.devices);
+        if (based) fprintf(stderr, ", then %zu of the space it extends (%s)", based, base);
+        fprintf(stderr, "\n");
+    }
+    free(base);
     return warm;
 }
 

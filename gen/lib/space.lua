@@ -102,6 +102,8 @@ function M.load(text, chunkname, read, read_problem, read_space)
     S.inheriting = S.inheriting - 1
     if not S.declared then error(pchunk:gsub("^@", "") .. ": no space{ name = ..., ... } declaration to extend", 0) end
     local base = S.declared
+    S.extends = S.extends or {}
+    table.insert(S.extends, 1, S.name)  -- the spaces this one extends, nearest first
     S.declared, S.name = nil, nil
     return base
   end
@@ -730,6 +732,7 @@ function M.problem_info(S)
   return { name = P.name, file = P.file, verify = P.verify, accuracy = P.accuracy, sizes = sizes, scalars = scalars,
     buffers = buffers, args = P.args, signature = P.signature, tune = S.tune,
     host_baselines = P.host_baselines, arch_specific = S.arch_specific, extends = P.extends,
+    space_extends = S.extends,
     group = #S.group > 0 and S.group or { S.params[1].name } }
 end
 
