@@ -73,7 +73,6 @@ static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swiz
 //% include("gemm_bf16/roles.cuh")
 //% end
 
-//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
 //% if kind == "wgmma" then
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
@@ -84,7 +83,7 @@ static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swiz
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
 $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
                const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
-               int ldb, float beta, $(c_f32 and "float" or "__nv_bfloat16")* __restrict__ C, int ldc,
+               int ldb, float beta, $(ctype.C)* __restrict__ C, int ldc,
                const __grid_constant__ CUtensorMap tmA,
 //% if epilogue ~= "direct" then
                const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
@@ -111,7 +110,7 @@ $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
 $(kernel_linkage) __global__ void __launch_bounds__(kSimtThreads)
 $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
                const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
-               int ldb, float beta, $(c_f32 and "float" or "__nv_bfloat16")* __restrict__ C, int ldc) {
+               int ldb, float beta, $(ctype.C)* __restrict__ C, int ldc) {
     simt_gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 //% end

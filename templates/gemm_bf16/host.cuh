@@ -9,7 +9,6 @@
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
-//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
 constexpr int kMaxSize = 2147483647 - 4096;
 inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A, int lda,
                      const void* B, int ldb, const void* C, int ldc) {
@@ -24,7 +23,7 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
 static __global__ void __launch_bounds__(kSimtThreads)
 fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
                 const __nv_bfloat16* __restrict__ B, int ldb, float beta,
-                $(c_f32 and "float" or "__nv_bfloat16")* __restrict__ C, int ldc) {
+                $(ctype.C)* __restrict__ C, int ldc) {
     simt_gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -32,7 +31,7 @@ fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const 
 // (nullptr: it does not): the class of calls the check sizes cover.
 inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                    int lda, const __nv_bfloat16* B, int ldb, float beta,
-                                   $(c_f32 and "float" or "__nv_bfloat16")* C, int ldc) {
+                                   $(ctype.C)* C, int ldc) {
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc))
@@ -49,7 +48,7 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
 }
 
 inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
-                       const __nv_bfloat16* B, int ldb, float beta, $(c_f32 and "float" or "__nv_bfloat16")* C, int ldc,
+                       const __nv_bfloat16* B, int ldb, float beta, $(ctype.C)* C, int ldc,
                        cudaStream_t stream) {
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
@@ -63,7 +62,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 //% else
 inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                    int lda, const __nv_bfloat16* B, int ldb, float beta,
-                                   $(c_f32 and "float" or "__nv_bfloat16")* C, int ldc) {
+                                   $(ctype.C)* C, int ldc) {
     (void)alpha;
     (void)beta;
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return "an invalid call: cudaErrorInvalidValue";
@@ -71,7 +70,7 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
 }
 
 inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A, int lda,
-                       const __nv_bfloat16* B, int ldb, float beta, $(c_f32 and "float" or "__nv_bfloat16")* C, int ldc,
+                       const __nv_bfloat16* B, int ldb, float beta, $(ctype.C)* C, int ldc,
                        cudaStream_t stream) {
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;

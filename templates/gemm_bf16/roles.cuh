@@ -1,4 +1,9 @@
-//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
+//% -- C's element type and its conversions to and from fp32, one and two at a
+//% -- time: bf16, or fp32 (problems/gemm_bf16_f32c.lua: no conversion)
+//% local c_f32 = ctype.C == "float"
+//% local c_pair = c_f32 and "float2" or "__nv_bfloat162"
+//% local c_to_f, c_to_f2 = c_f32 and "" or "__bfloat162float", c_f32 and "" or "__bfloat1622float2"
+//% local c_of_f, c_of_f2 = c_f32 and "" or "__float2bfloat16_rn", c_f32 and "make_float2" or "__floats2bfloat162_rn"
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -84,29 +89,29 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // element by element.
 constexpr int kBatch = $(epilogue_batch);
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
-__device__ __forceinline__ void store_row_edge(const Problem& p, $(c_f32 and "float" or "__nv_bfloat16")* c, int col,
+__device__ __forceinline__ void store_row_edge(const Problem& p, $(ctype.C)* c, int col,
                                                const float* acc, int h) {
     for (int j = 0; j < kBN / 8; ++j, c += 8, col += 8)
         for (int e = 0; e < 2; ++e) {
             if (col + e >= p.N) continue;
             float v = p.alpha * acc[4 * j + 2 * h + e];
-            if (p.beta != 0.f) v += p.beta * $(c_f32 and "" or "__bfloat162float")(c[e]);
+            if (p.beta != 0.f) v += p.beta * $(c_to_f)(c[e]);
 //% -- fault "truncate": C rounded toward zero (the faults' odd ldc stores here)
-            c[e] = $(c_f32 and "" or fault == "truncate" and "__float2bfloat16_rz" or "__float2bfloat16_rn")(v);
+            c[e] = $(fault == "truncate" and not c_f32 and "__float2bfloat16_rz" or c_of_f)(v);
         }
 }
-__device__ __forceinline__ void store_row(const Problem& p, $(c_f32 and "float" or "__nv_bfloat16")* c, const float* acc, int h) {
-    $(c_f32 and "float2" or "__nv_bfloat162")* c2 = reinterpret_cast<$(c_f32 and "float2" or "__nv_bfloat162")*>(c);
+__device__ __forceinline__ void store_row(const Problem& p, $(ctype.C)* c, const float* acc, int h) {
+    $(c_pair)* c2 = reinterpret_cast<$(c_pair)*>(c);
 #pragma unroll
     for (int j0 = 0; j0 < kBN / 8; j0 += kBatch) {
         float2 old[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j)
-            old[j] = p.beta != 0.f ? $(c_f32 and "" or "__bfloat1622float2")(c2[(j0 + j) * 4]) : make_float2(0.f, 0.f);
+            old[j] = p.beta != 0.f ? $(c_to_f2)(c2[(j0 + j) * 4]) : make_float2(0.f, 0.f);
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const int a = 4 * (j0 + j) + 2 * h;
-            c2[(j0 + j) * 4] = $(c_f32 and "make_float2" or "__floats2bfloat162_rn")(p.alpha * acc[a] + p.beta * old[j].x,
+            c2[(j0 + j) * 4] = $(c_of_f2)(p.alpha * acc[a] + p.beta * old[j].x,
                                                      p.alpha * acc[a + 1] + p.beta * old[j].y);
         }
     }
@@ -122,7 +127,7 @@ __device__ __forceinline__ void store_tile(const Problem& p, float (&acc)[kMsub]
         for (int h = 0; h < 2; ++h) {
             const int row = tm * kBM + rows0 + ms * 64 + warp * 16 + lane / 4 + 8 * h;
             if (row >= p.M) continue;
-            $(c_f32 and "float" or "__nv_bfloat16")* c = p.C + (long long)row * p.ldc + col0;
+            $(ctype.C)* c = p.C + (long long)row * p.ldc + col0;
             if (inside)
                 store_row(p, c, acc[ms], h);
             else
@@ -470,20 +475,20 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
         }
         const int row = tm * kBM + r, col = tn * kBN + c;
         if (row >= p.M || col >= p.N) continue;
-        $(c_f32 and "float" or "__nv_bfloat16")* cp = p.C + (long long)row * p.ldc + col;
+        $(ctype.C)* cp = p.C + (long long)row * p.ldc + col;
         const float s4[4] = {sum.x, sum.y, sum.z, sum.w};
         if (vec && col + 3 < p.N) {
-            $(c_f32 and "float2" or "__nv_bfloat162")* c2 = reinterpret_cast<$(c_f32 and "float2" or "__nv_bfloat162")*>(cp);
+            $(c_pair)* c2 = reinterpret_cast<$(c_pair)*>(cp);
             float2 o0 = make_float2(0.f, 0.f), o1 = o0;
-            if (p.beta != 0.f) o0 = $(c_f32 and "" or "__bfloat1622float2")(c2[0]), o1 = $(c_f32 and "" or "__bfloat1622float2")(c2[1]);
-            c2[0] = $(c_f32 and "make_float2" or "__floats2bfloat162_rn")(p.alpha * s4[0] + p.beta * o0.x, p.alpha * s4[1] + p.beta * o0.y);
-            c2[1] = $(c_f32 and "make_float2" or "__floats2bfloat162_rn")(p.alpha * s4[2] + p.beta * o1.x, p.alpha * s4[3] + p.beta * o1.y);
+            if (p.beta != 0.f) o0 = $(c_to_f2)(c2[0]), o1 = $(c_to_f2)(c2[1]);
+            c2[0] = $(c_of_f2)(p.alpha * s4[0] + p.beta * o0.x, p.alpha * s4[1] + p.beta * o0.y);
+            c2[1] = $(c_of_f2)(p.alpha * s4[2] + p.beta * o1.x, p.alpha * s4[3] + p.beta * o1.y);
             continue;
         }
         for (int e = 0; e < 4 && col + e < p.N; ++e) {
             float v = p.alpha * s4[e];
-            if (p.beta != 0.f) v += p.beta * $(c_f32 and "" or "__bfloat162float")(cp[e]);
-            cp[e] = $(c_f32 and "" or "__float2bfloat16_rn")(v);
+            if (p.beta != 0.f) v += p.beta * $(c_to_f)(cp[e]);
+            cp[e] = $(c_of_f)(v);
         }
     }
 }

@@ -2,13 +2,13 @@
 // dimension, alignment and layout (transa, transb: A, B stored
 // transposed, as problems/gemm_bf16.lua says). A 64 x 64 tile of C per block of 256 threads,
 // each thread a 4 x 4 sub-tile; k-tiles of 16 staged as floats.
-//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
+//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): no conversion
 constexpr int kSimtThreads = 256, kSimtTile = 64, kSimtK = 16;
 
 __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, int K, float alpha,
                                           const __nv_bfloat16* __restrict__ A, int lda,
                                           const __nv_bfloat16* __restrict__ B, int ldb, float beta,
-                                          $(c_f32 and "float" or "__nv_bfloat16")* __restrict__ C, int ldc) {
+                                          $(ctype.C)* __restrict__ C, int ldc) {
     __shared__ float as[kSimtK][kSimtTile + 1], bs[kSimtK][kSimtTile];
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     const long long m0 = (long long)blockIdx.y * kSimtTile, n0 = (long long)blockIdx.x * kSimtTile;

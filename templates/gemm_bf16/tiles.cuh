@@ -4,12 +4,11 @@
 // order, or in groups of kGroup unit-rows so that consecutive units reuse
 // A and B tiles in L2. A persistent CTA walks units cid, cid + clusters, ...;
 // a one-block-per-tile CTA takes kTilesPerBlock consecutive ones.
-//% local c_f32 = ctype.C == "float"  -- C in fp32 (problems/gemm_bf16_f32c.lua): float pairs for bf16x2
 struct Problem {
     int M, N, K, ktiles, tiles_n, units_m, units;
     bool ta, tb;  // A stored K x M (M-major tiles), B stored N x K (K-major tiles)
     float alpha, beta;
-    $(c_f32 and "float" or "__nv_bfloat16")* C;
+    $(ctype.C)* C;
     int ldc;
     bool vec_store;  // bf16x2 stores are aligned
 //% if (scratch_split or 1) > 1 then
@@ -18,7 +17,7 @@ struct Problem {
 };
 
 __device__ __forceinline__ Problem make_problem(int transa, int transb, int M, int N, int K,
-                                                float alpha, float beta, $(c_f32 and "float" or "__nv_bfloat16")* C, int ldc) {
+                                                float alpha, float beta, $(ctype.C)* C, int ldc) {
     Problem p;
     p.ta = transa != 0;
     p.tb = transb != 0;
@@ -34,7 +33,7 @@ __device__ __forceinline__ Problem make_problem(int transa, int transb, int M, i
     p.beta = beta;
     p.C = C;
     p.ldc = ldc;
-    p.vec_store = (ldc % 2) == 0 && (reinterpret_cast<uintptr_t>(C) % $(c_f32 and 8 or 4)) == 0;
+    p.vec_store = (ldc % 2) == 0 && (reinterpret_cast<uintptr_t>(C) % $(ctype.C == "float" and 8 or 4)) == 0;
     return p;
 }
 
