@@ -416,26 +416,33 @@ typedef struct {
     int devices;
 } warm_ctx;
 
+/* The landscapes of a records file at c's sizes, the same size tuple
+ * first, appended to warm; how many (0 for a file that cannot be read,
+ * said as `what`'s warning). */
+static size_t warm_append(run_ctx *c, json_t *warm, const char *path, const char *what) {
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, NULL, &dropped, &err), *near, *l;
+    if (!recs) {
+        msg_warn("%s: %s (left out)", what, err);
+        free(err);
+        return 0;
+    }
+    near = results_landscapes_near(recs, c->sizes, false, space_full_sizes, c->s);
+    size_t i, n = json_array_size(near);
+    json_array_foreach(near, i, l) json_array_append(warm, l);
+    json_decref(near);
+    json_decref(recs);
+    return n;
+}
+
 static bool warm_each(void *ctx, const char *key, const char *path) {
     warm_ctx *w = ctx;
     const options *o = w->c->o;
     if (!strcmp(key, w->c->lanes[0]->g.key) ||
         (strcmp(o->warm_from, "all") && strcmp(o->warm_from, key)))
         return true;
-    int dropped;
-    char *err = NULL;
-    json_t *recs = results_load(path, NULL, &dropped, &err), *near, *l;
-    if (!recs) {
-        msg_warn("--warm-from: %s (left out)", err);
-        free(err);
-        return true;
-    }
-    near = results_landscapes_near(recs, w->c->sizes, false, space_full_sizes, w->c->s);
-    size_t i;
-    json_array_foreach(near, i, l) json_array_append(w->warm, l);
-    w->devices += json_array_size(near) > 0;
-    json_decref(near);
-    json_decref(recs);
+    w->devices += warm_append(w->c, w->warm, path, "--warm-from") > 0;
     return true;
 }
 
@@ -448,23 +455,14 @@ static size_t warm_extended(run_ctx *c, json_t *warm, char **names) {
     size_t i, n = 0;
     json_array_foreach(bases, i, name) {
         char *path = xasprintf("%s/%s/%s.jsonl", c->o->results, c->lanes[0]->g.key, json_string_value(name));
-        int dropped;
-        char *err = NULL;
-        json_t *recs = file_exists(path) ? results_load(path, NULL, &dropped, &err) : NULL;
-        free(err);
+        size_t got = file_exists(path) ? warm_append(c, warm, path, "the space it extends") : 0;
         free(path);
-        if (!recs) continue;
-        json_t *near = results_landscapes_near(recs, c->sizes, false, space_full_sizes, c->s), *l;
-        size_t k;
-        json_array_foreach(near, k, l) json_array_append(warm, l);
-        if (json_array_size(near)) {
+        if (got) {
             char *more = xasprintf("%s%s%s", *names ? *names : "", *names ? ", " : "", json_string_value(name));
             free(*names);
             *names = more;
         }
-        n += json_array_size(near);
-        json_decref(near);
-        json_decref(recs);
+        n += got;
     }
     return n;
 }
