@@ -47,6 +47,12 @@ local splits_k = function(c)
   return two(c) and c.schedule == "cooperative" and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
 end
 param("split", { 1, 2, 4, 8 }, { when = splits_k })
+-- the same for one consumer warpgroup (64-row tiles: at 256 x 256 x 16384,
+-- 16 tiles x 8 = 128 CTAs where two warpgroups' 128 rows give 64), named
+-- apart so that the one-consumer variants measured before it keep their names
+param("split_one", { 1, 2, 4, 8 }, { default = 1, when = function(c)
+  return hopper(c) and c.consumers == 1 and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
+end })
 -- split-K through scratch memory: `scratch_split` CTAs a tile (a grid row
 -- each), any of them resident at any time, each over a share of K, writing
 -- its fp32 sums to scratch; the last to finish adds them in order and stores.
@@ -62,7 +68,7 @@ param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = function(c) return
 -- the same time
 param("c_early", { "off", "l2", "regs", "late" }, { default = "off", when = function(c)
   return hopper(c) and (c.epilogue == "direct" or c.epilogue == "tma_store") and (c.split or 1) == 1
-    and (c.scratch_split or 1) == 1
+    and (c.scratch_split or 1) == 1 and (c.split_one or 1) == 1
 end })
 
 -- c_early = late: how many k-tiles before a tile's last the producer asks
@@ -86,7 +92,7 @@ derive(function(c, dev)
     return
   end
   c.schedule = c.schedule or "cooperative"
-  c.split = c.split or 1
+  c.split = c.split or c.split_one or 1
   c.regs = c.regs or "none"
   c.rows = c.schedule == "pingpong" and c.wm or c.consumers * c.wm   -- a stage's A rows
   c.threads = c.consumers * 128 + (c.producer == "warp" and 32 or 128)

@@ -27,6 +27,7 @@ kinds=(
     "consumers=2 schedule=pingpong order=named producer=warp cluster=1 grid=persistent epilogue=direct"
     "consumers=2 schedule=pingpong order=mbarrier producer=warpgroup regs=setmaxnreg cluster=2 grid=tile epilogue=tma"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=4"
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=persistent epilogue=direct c_early=l2"
     "consumers=2 schedule=pingpong order=mbarrier producer=warp cluster=1 grid=persistent epilogue=direct c_early=regs"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store"
@@ -60,7 +61,7 @@ for kind in "${kinds[@]}"; do
     esac
     case $kind in
     *cluster=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;
-    *split=4*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' -- 'multicast' ;;
+    *split=4* | *split_one=4*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' -- 'multicast' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
     esac
     case $kind in

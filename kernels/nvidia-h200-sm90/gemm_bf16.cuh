@@ -8936,9 +8936,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v9
 
-// Best verified variant at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: median 0.0313 ms (min 0.0306, max 0.0324),
-// measured 2026-12-03T14:00:05Z with nvcc 13.0.88.
-// config: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma_store 
+// Best verified variant at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: median 0.0302 ms (min 0.0296, max 0.0320),
+// measured 2026-12-04T11:22:51Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -8950,7 +8950,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma_store
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -9010,10 +9010,10 @@ __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, 
 
 // Named barriers: 0 __syncthreads, 1-2 the ping-pong order, 3-4 the tma
 // epilogue of each consumer warpgroup, 5 the consumers before split-K sums.
-constexpr int kBN = 128, kBK = 64, kStages = 4;
-constexpr int kWM = 128, kMsub = kWM / 64;       // rows of C per consumer warpgroup
+constexpr int kBN = 256, kBK = 64, kStages = 4;
+constexpr int kWM = 64, kMsub = kWM / 64;       // rows of C per consumer warpgroup
 constexpr int kConsumers = 2;           // consumer warpgroups
-constexpr bool kPingpong = true;
+constexpr bool kPingpong = false;
 constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
 constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
 // split-K: kSplit CTAs of a cluster share a tile, each over 1/kSplit of the
@@ -9021,8 +9021,8 @@ constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
 constexpr int kSplit = 1;
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
-constexpr int kIssuers = 1;  // threads issuing copies
-constexpr int kProducerThreads = 32;
+constexpr int kIssuers = 2;  // threads issuing copies
+constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
 constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -9031,7 +9031,7 @@ constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one 
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
 constexpr bool kPersistent = true;
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
-constexpr int kGroup = 0;  // rows of units per L2 group
+constexpr int kGroup = 8;  // rows of units per L2 group
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
 // buffer of shared memory that the copy engine stores (C's old values come
 // in the same way, loaded while the main loop runs); direct: from registers
@@ -9050,8 +9050,8 @@ template <bool TA, bool TB>
 __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, int scale_d) {
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
-        "setp.ne.b32 p, %66, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "setp.ne.b32 p, %130, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
         "%0,"
         "%1,"
         "%2,"
@@ -9115,8 +9115,72 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
         "%60,"
         "%61,"
         "%62,"
-        "%63"
-        "}, %64, %65, p, 1, 1, %67, %68;\n\t}"
+        "%63,"
+        "%64,"
+        "%65,"
+        "%66,"
+        "%67,"
+        "%68,"
+        "%69,"
+        "%70,"
+        "%71,"
+        "%72,"
+        "%73,"
+        "%74,"
+        "%75,"
+        "%76,"
+        "%77,"
+        "%78,"
+        "%79,"
+        "%80,"
+        "%81,"
+        "%82,"
+        "%83,"
+        "%84,"
+        "%85,"
+        "%86,"
+        "%87,"
+        "%88,"
+        "%89,"
+        "%90,"
+        "%91,"
+        "%92,"
+        "%93,"
+        "%94,"
+        "%95,"
+        "%96,"
+        "%97,"
+        "%98,"
+        "%99,"
+        "%100,"
+        "%101,"
+        "%102,"
+        "%103,"
+        "%104,"
+        "%105,"
+        "%106,"
+        "%107,"
+        "%108,"
+        "%109,"
+        "%110,"
+        "%111,"
+        "%112,"
+        "%113,"
+        "%114,"
+        "%115,"
+        "%116,"
+        "%117,"
+        "%118,"
+        "%119,"
+        "%120,"
+        "%121,"
+        "%122,"
+        "%123,"
+        "%124,"
+        "%125,"
+        "%126,"
+        "%127"
+        "}, %128, %129, p, 1, 1, %131, %132;\n\t}"
         :
           "+f"(d[0]),
           "+f"(d[1]),
@@ -9181,7 +9245,71 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
           "+f"(d[60]),
           "+f"(d[61]),
           "+f"(d[62]),
-          "+f"(d[63])
+          "+f"(d[63]),
+          "+f"(d[64]),
+          "+f"(d[65]),
+          "+f"(d[66]),
+          "+f"(d[67]),
+          "+f"(d[68]),
+          "+f"(d[69]),
+          "+f"(d[70]),
+          "+f"(d[71]),
+          "+f"(d[72]),
+          "+f"(d[73]),
+          "+f"(d[74]),
+          "+f"(d[75]),
+          "+f"(d[76]),
+          "+f"(d[77]),
+          "+f"(d[78]),
+          "+f"(d[79]),
+          "+f"(d[80]),
+          "+f"(d[81]),
+          "+f"(d[82]),
+          "+f"(d[83]),
+          "+f"(d[84]),
+          "+f"(d[85]),
+          "+f"(d[86]),
+          "+f"(d[87]),
+          "+f"(d[88]),
+          "+f"(d[89]),
+          "+f"(d[90]),
+          "+f"(d[91]),
+          "+f"(d[92]),
+          "+f"(d[93]),
+          "+f"(d[94]),
+          "+f"(d[95]),
+          "+f"(d[96]),
+          "+f"(d[97]),
+          "+f"(d[98]),
+          "+f"(d[99]),
+          "+f"(d[100]),
+          "+f"(d[101]),
+          "+f"(d[102]),
+          "+f"(d[103]),
+          "+f"(d[104]),
+          "+f"(d[105]),
+          "+f"(d[106]),
+          "+f"(d[107]),
+          "+f"(d[108]),
+          "+f"(d[109]),
+          "+f"(d[110]),
+          "+f"(d[111]),
+          "+f"(d[112]),
+          "+f"(d[113]),
+          "+f"(d[114]),
+          "+f"(d[115]),
+          "+f"(d[116]),
+          "+f"(d[117]),
+          "+f"(d[118]),
+          "+f"(d[119]),
+          "+f"(d[120]),
+          "+f"(d[121]),
+          "+f"(d[122]),
+          "+f"(d[123]),
+          "+f"(d[124]),
+          "+f"(d[125]),
+          "+f"(d[126]),
+          "+f"(d[127])
         : "l"(da), "l"(db), "r"(scale_d), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
 }
 // Which tile of C a CTA computes. Tiles come in units of kCluster tiles
@@ -9316,8 +9444,24 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // wgmmas (64 x kBN x 16 each, kMsub x 4 per k-tile), keeps one k-tile of
 // them in flight and frees the stage of the one before; then the epilogue
 // scales and stores its rows of the tile from registers.
+// c_early = late: the producer asks L2 for the tile's C, box by box (the
+// copy engine's prefetch, one instruction a 64 x 64 box), kLateK k-tiles
+// before its last, so the epilogue's loads hit L2 without holding the lines
+// there through the whole main loop, and the SMs' reads of C, which their
+// epilogues would make all at once, spread over the main loops.
+constexpr int kLateK = 8;
+__device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
+    if (p.beta == 0.f) return;
+    for (int i = 0; i < kBM / 64; ++i)
+        for (int j = 0; j < kBBoxes; ++j)
+            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                             reinterpret_cast<uint64_t>(tmC)),
+                         "r"(tn * kBN + j * 64), "r"(tm * kBM + i * 64)
+                         : "memory");
+}
 __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
-                                        const CUtensorMap* tmA, const CUtensorMap* tmB) {
+                                        const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC) {
+    setmaxnreg_dec<40>();
     const int warp = (threadIdx.x - kConsumers * 128) / 32, lane = threadIdx.x & 31;
     if (lane != 0 || warp >= kIssuers) return;
     const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
@@ -9340,6 +9484,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+            if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
@@ -9362,7 +9507,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // latencies overlap (a load after a store to C could alias it and waits);
 // kBatch is what the registers beside the accumulators hold. Edge tiles go
 // element by element.
-constexpr int kBatch = 16;
+constexpr int kBatch = 32;
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
 __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* c, int col,
                                                const float* acc, int h) {
@@ -9500,27 +9645,46 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
+// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
+// halves of the thread's rows, loaded into 16 registers at once
+constexpr int kBoxes = kMsub * kBBoxes;
+constexpr int kAhead = 1;
+__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
+                                             int i) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
+    }
+}
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+    // box i's old values (both halves) are loaded kAhead boxes before it is
+    // written: their latency under the writes and stores of the boxes between
+    uint32_t olds[kBoxes][16];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
+            const int i = ms * kBBoxes + b;
+            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
-                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
-                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
-                uint32_t old[8];
-#pragma unroll
-                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
+                const uint32_t* old = olds[i] + 8 * h;
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -9641,6 +9805,7 @@ __device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t
 
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
                                         const CUtensorMap* tmC) {
+    setmaxnreg_inc<232>();
     uint32_t order_phase = 0, c_phase = 0;
     uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
     const int rows0 = kPingpong ? 0 : wg * kWM;
@@ -9695,7 +9860,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         __syncthreads();
     const int wg = threadIdx.x / 128;
     if (wg >= kConsumers)
-        produce(p, base, rank, tmA, tmB);
+        produce(p, base, rank, tmA, tmB, tmC);
     else
         consume(p, base, rank, wg, tmC);
     if (kSplit > 1) {
@@ -9761,13 +9926,13 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = (((bt_min((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 1LL) * bt_ceil_div(bt_s_N, 128LL)), (bt_sms / 1LL)) * 1LL) * 1LL));
+    const long long bt_grid_x = (((bt_min((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 1LL) * bt_ceil_div(bt_s_N, 256LL)), (bt_sms / 1LL)) * 1LL) * 1LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 288LL;
+    const long long bt_block_x = 384LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 165888LL;
+    const long long bt_smem = 231424LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     CUtensorMap bt_map0;
     {
@@ -12547,9 +12712,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v13
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0168 ms (min 0.0158, max 0.0246),
-// measured 2026-12-02T07:41:24Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=none stages=4 cluster=1 grid=tile raster=row epilogue=direct split=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0142 ms (min 0.0139, max 0.0214),
+// measured 2026-12-04T11:20:57Z with nvcc 13.0.88.
+// config: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -12561,7 +12726,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=none stages=4 cluster=1 grid=tile raster=row epilogue=direct split=8
+// Variant: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=direct split_one=8
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -12621,9 +12786,9 @@ __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, 
 
 // Named barriers: 0 __syncthreads, 1-2 the ping-pong order, 3-4 the tma
 // epilogue of each consumer warpgroup, 5 the consumers before split-K sums.
-constexpr int kBN = 64, kBK = 64, kStages = 4;
+constexpr int kBN = 128, kBK = 64, kStages = 5;
 constexpr int kWM = 64, kMsub = kWM / 64;       // rows of C per consumer warpgroup
-constexpr int kConsumers = 2;           // consumer warpgroups
+constexpr int kConsumers = 1;           // consumer warpgroups
 constexpr bool kPingpong = false;
 constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
 constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
@@ -12632,8 +12797,8 @@ constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
 constexpr int kSplit = 8;
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
-constexpr int kIssuers = 2;  // threads issuing copies
-constexpr int kProducerThreads = 128;
+constexpr int kIssuers = 1;  // threads issuing copies
+constexpr int kProducerThreads = 32;
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
 constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -12661,8 +12826,8 @@ template <bool TA, bool TB>
 __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, int scale_d) {
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
-        "setp.ne.b32 p, %34, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "setp.ne.b32 p, %66, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
         "%0,"
         "%1,"
         "%2,"
@@ -12694,8 +12859,40 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
         "%28,"
         "%29,"
         "%30,"
-        "%31"
-        "}, %32, %33, p, 1, 1, %35, %36;\n\t}"
+        "%31,"
+        "%32,"
+        "%33,"
+        "%34,"
+        "%35,"
+        "%36,"
+        "%37,"
+        "%38,"
+        "%39,"
+        "%40,"
+        "%41,"
+        "%42,"
+        "%43,"
+        "%44,"
+        "%45,"
+        "%46,"
+        "%47,"
+        "%48,"
+        "%49,"
+        "%50,"
+        "%51,"
+        "%52,"
+        "%53,"
+        "%54,"
+        "%55,"
+        "%56,"
+        "%57,"
+        "%58,"
+        "%59,"
+        "%60,"
+        "%61,"
+        "%62,"
+        "%63"
+        "}, %64, %65, p, 1, 1, %67, %68;\n\t}"
         :
           "+f"(d[0]),
           "+f"(d[1]),
@@ -12728,7 +12925,39 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
           "+f"(d[28]),
           "+f"(d[29]),
           "+f"(d[30]),
-          "+f"(d[31])
+          "+f"(d[31]),
+          "+f"(d[32]),
+          "+f"(d[33]),
+          "+f"(d[34]),
+          "+f"(d[35]),
+          "+f"(d[36]),
+          "+f"(d[37]),
+          "+f"(d[38]),
+          "+f"(d[39]),
+          "+f"(d[40]),
+          "+f"(d[41]),
+          "+f"(d[42]),
+          "+f"(d[43]),
+          "+f"(d[44]),
+          "+f"(d[45]),
+          "+f"(d[46]),
+          "+f"(d[47]),
+          "+f"(d[48]),
+          "+f"(d[49]),
+          "+f"(d[50]),
+          "+f"(d[51]),
+          "+f"(d[52]),
+          "+f"(d[53]),
+          "+f"(d[54]),
+          "+f"(d[55]),
+          "+f"(d[56]),
+          "+f"(d[57]),
+          "+f"(d[58]),
+          "+f"(d[59]),
+          "+f"(d[60]),
+          "+f"(d[61]),
+          "+f"(d[62]),
+          "+f"(d[63])
         : "l"(da), "l"(db), "r"(scale_d), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
 }
 // Which tile of C a CTA computes. Tiles come in units of kCluster tiles
@@ -12909,7 +13138,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // latencies overlap (a load after a store to C could alias it and waits);
 // kBatch is what the registers beside the accumulators hold. Edge tiles go
 // element by element.
-constexpr int kBatch = 8;
+constexpr int kBatch = 16;
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
 __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* c, int col,
                                                const float* acc, int h) {
@@ -13248,19 +13477,19 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 1LL) * bt_ceil_div(bt_s_N, 64LL)) * 1LL) * 8LL));
+    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 64LL), 1LL) * bt_ceil_div(bt_s_N, 128LL)) * 1LL) * 8LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 384LL;
+    const long long bt_block_x = 160LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 100352LL;
+    const long long bt_smem = 124928LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     CUtensorMap bt_map0;
     {
         const cuuint64_t bt_dims[] = {(cuuint64_t)(bt_s_K), (cuuint64_t)(bt_s_M)};
         const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_lda * 2LL))};
-        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)128LL};
+        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)64LL};
         bt_e = bt_encode_map(&bt_map0, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, A, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
