@@ -46,11 +46,19 @@ local function untried(list)
   return out
 end
 
+-- A parameter with one value in the space (split_one where the recorded
+-- space of a replay holds 1 alone) tells candidates apart only by being
+-- present, which the values it depends on already say: left out, so that a
+-- parameter added to the space does not move a search of the old part
+local single = {}
+
 local function keys(c)
   local ks = keys_of[c.id]
   if not ks then
     ks = {}
-    for k, v in pairs(c.values) do ks[#ks + 1] = k .. "=" .. tostring(v) end
+    for k, v in pairs(c.values) do
+      if not single[k] then ks[#ks + 1] = k .. "=" .. tostring(v) end
+    end
     table.sort(ks) -- pairs' order changes from run to run; sums over it must not
     keys_of[c.id] = ks
   end
@@ -156,11 +164,13 @@ local function by_promise(list)
   return list
 end
 
--- A start that covers every value of every parameter once, at random.
+-- A start that covers every value of every parameter once, at random: the
+-- values some candidate holds (a declared value that constraints rule out
+-- everywhere, or a replay's recorded space lacks, would only cost draws).
 local function spread_start()
   local need = {}
-  for _, p in ipairs(space.params) do
-    for _, v in ipairs(p.values) do need[p.name .. "=" .. tostring(v)] = true end
+  for _, c in ipairs(space.candidates) do
+    for k, v in pairs(c.values) do need[k .. "=" .. tostring(v)] = true end
   end
   local picks, guard = {}, 0
   while next(need) and guard < 200 do
@@ -240,6 +250,8 @@ function S.init(sp, budget, r)
   base, base_time, restart = nil, nil, nil
   keys_of, sum, n, all, count, seen = {}, {}, {}, 0, 0, {}
   least, lowest = {}, math.huge
+  single = {}
+  for _, p in ipairs(space.params) do single[p.name] = #p.values == 1 or nil end
   priors = {}
   for i = 1, math.min(PRIORS, #space.landscapes) do
     priors[#priors + 1] = landscape_prior(space.landscapes[i], 1 / i)
