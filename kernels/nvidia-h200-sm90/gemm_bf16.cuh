@@ -7017,9 +7017,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v7
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0168 ms (min 0.0159, max 0.0203),
-// measured 2026-12-02T07:39:25Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=none stages=4 cluster=1 grid=tile raster=row epilogue=direct split=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0141 ms (min 0.0132, max 0.0237),
+// measured 2026-12-04T11:37:21Z with nvcc 13.0.88.
+// config: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=4 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -7031,7 +7031,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=none stages=4 cluster=1 grid=tile raster=row epilogue=direct split=8
+// Variant: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=4 cluster=1 grid=tile raster=row epilogue=direct split_one=8
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -7091,9 +7091,9 @@ __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, 
 
 // Named barriers: 0 __syncthreads, 1-2 the ping-pong order, 3-4 the tma
 // epilogue of each consumer warpgroup, 5 the consumers before split-K sums.
-constexpr int kBN = 64, kBK = 64, kStages = 4;
+constexpr int kBN = 128, kBK = 64, kStages = 4;
 constexpr int kWM = 64, kMsub = kWM / 64;       // rows of C per consumer warpgroup
-constexpr int kConsumers = 2;           // consumer warpgroups
+constexpr int kConsumers = 1;           // consumer warpgroups
 constexpr bool kPingpong = false;
 constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
 constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
@@ -7102,8 +7102,8 @@ constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
 constexpr int kSplit = 8;
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
-constexpr int kIssuers = 2;  // threads issuing copies
-constexpr int kProducerThreads = 128;
+constexpr int kIssuers = 1;  // threads issuing copies
+constexpr int kProducerThreads = 32;
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
 constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -7131,8 +7131,8 @@ template <bool TA, bool TB>
 __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, int scale_d) {
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
-        "setp.ne.b32 p, %34, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "setp.ne.b32 p, %66, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
         "%0,"
         "%1,"
         "%2,"
@@ -7164,8 +7164,40 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
         "%28,"
         "%29,"
         "%30,"
-        "%31"
-        "}, %32, %33, p, 1, 1, %35, %36;\n\t}"
+        "%31,"
+        "%32,"
+        "%33,"
+        "%34,"
+        "%35,"
+        "%36,"
+        "%37,"
+        "%38,"
+        "%39,"
+        "%40,"
+        "%41,"
+        "%42,"
+        "%43,"
+        "%44,"
+        "%45,"
+        "%46,"
+        "%47,"
+        "%48,"
+        "%49,"
+        "%50,"
+        "%51,"
+        "%52,"
+        "%53,"
+        "%54,"
+        "%55,"
+        "%56,"
+        "%57,"
+        "%58,"
+        "%59,"
+        "%60,"
+        "%61,"
+        "%62,"
+        "%63"
+        "}, %64, %65, p, 1, 1, %67, %68;\n\t}"
         :
           "+f"(d[0]),
           "+f"(d[1]),
@@ -7198,7 +7230,39 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
           "+f"(d[28]),
           "+f"(d[29]),
           "+f"(d[30]),
-          "+f"(d[31])
+          "+f"(d[31]),
+          "+f"(d[32]),
+          "+f"(d[33]),
+          "+f"(d[34]),
+          "+f"(d[35]),
+          "+f"(d[36]),
+          "+f"(d[37]),
+          "+f"(d[38]),
+          "+f"(d[39]),
+          "+f"(d[40]),
+          "+f"(d[41]),
+          "+f"(d[42]),
+          "+f"(d[43]),
+          "+f"(d[44]),
+          "+f"(d[45]),
+          "+f"(d[46]),
+          "+f"(d[47]),
+          "+f"(d[48]),
+          "+f"(d[49]),
+          "+f"(d[50]),
+          "+f"(d[51]),
+          "+f"(d[52]),
+          "+f"(d[53]),
+          "+f"(d[54]),
+          "+f"(d[55]),
+          "+f"(d[56]),
+          "+f"(d[57]),
+          "+f"(d[58]),
+          "+f"(d[59]),
+          "+f"(d[60]),
+          "+f"(d[61]),
+          "+f"(d[62]),
+          "+f"(d[63])
         : "l"(da), "l"(db), "r"(scale_d), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
 }
 // Which tile of C a CTA computes. Tiles come in units of kCluster tiles
@@ -7379,7 +7443,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // latencies overlap (a load after a store to C could alias it and waits);
 // kBatch is what the registers beside the accumulators hold. Edge tiles go
 // element by element.
-constexpr int kBatch = 8;
+constexpr int kBatch = 16;
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
 __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* c, int col,
                                                const float* acc, int h) {
@@ -7718,10 +7782,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 1LL) * bt_ceil_div(bt_s_N, 64LL)) * 1LL) * 8LL));
+    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 64LL), 1LL) * bt_ceil_div(bt_s_N, 128LL)) * 1LL) * 8LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 384LL;
+    const long long bt_block_x = 160LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
     const long long bt_smem = 100352LL;
@@ -7730,7 +7794,7 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     {
         const cuuint64_t bt_dims[] = {(cuuint64_t)(bt_s_K), (cuuint64_t)(bt_s_M)};
         const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_lda * 2LL))};
-        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)128LL};
+        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)64LL};
         bt_e = bt_encode_map(&bt_map0, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, A, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
