@@ -122,11 +122,27 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     if (!(transa == 0 || transa == 1) || !(transb == 0 || transb == 1)) return {-1, "a size outside the values the problem declares for it: cudaErrorInvalidValue"};
     int bt_pick = -1;
     double bt_best = 1e300, bt_d;
-    if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
-    if (bt_on == 0 && transa == 0 && transb == 1 && bartune_gemm_bf16_f32c_nvidia_h200_sm90_v2::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
-    if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_f32c_nvidia_h200_sm90_v3::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
-    if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_f32c_nvidia_h200_sm90_v4::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 3;
-    if (bt_on == 0 && transa == 0 && transb == 0 && bartune_gemm_bf16_f32c_nvidia_h200_sm90_v5::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 4;
+    bool bt_tuned_for = false;
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_f32c_nvidia_h200_sm90_v2::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_f32c_nvidia_h200_sm90_v3::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_f32c_nvidia_h200_sm90_v4::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 3;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_f32c_nvidia_h200_sm90_v5::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 4;
+    }
     (void)bt_d;
     (void)bt_best;
     switch (bt_pick) {
@@ -136,6 +152,8 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     case 3: return {3, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v4::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 4: return {4, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v5::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
+        if (!bt_tuned_for)
+            return {-1, "no variant was tuned on this device at the call's transa, transb (add a size tuple with them to the problem's tune list)"};
         return {-1, "the binary holds no code of the tuned variants for this device: build with the flags bt_tuned_on names"};
     }
 }

@@ -645,6 +645,18 @@ static void sb_guard(strbuf *b, json_t *problem, json_t *sizes) {
     }
 }
 
+/* The sizes of declared values, "transa, transb", or NULL where none. */
+static char *choice_names(json_t *problem) {
+    strbuf names = {0};
+    json_t *z;
+    size_t i;
+    json_array_foreach(json_object_get(problem, "sizes"), i, z) {
+        const char *nm = json_string_value(json_object_get(z, "name"));
+        if (is_choice(problem, nm)) sb_printf(&names, "%s%s", names.len ? ", " : "", nm);
+    }
+    return names.data;
+}
+
 /* Do two tuned tuples agree on the sizes of declared values (so one copy
  * of a variant, whose launch geometry branches on them, serves both)? */
 static bool same_choices(json_t *problem, json_t *a, json_t *b) {
@@ -1096,20 +1108,34 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               "    int bt_pick = -1;\n%s",
               decl, unused, refuse_path, n ? "    double bt_best = 1e300, bt_d;\n" : "");
     free(unused);
+    /* with sizes of declared values (a layout), whether a variant was tuned
+     * at the call's: if none, the fallback says so, not "no code" */
+    char *choices = n ? choice_names(problem) : NULL;
+    if (choices) sb_printf(&b, "    bool bt_tuned_for = false;\n");
     for (int i = 0; i < n; i++) {
         sb_printf(&b, "    if (bt_on == %d", of[i]);
         sb_guard(&b, problem, devs[i].sizes);
-        sb_printf(&b, " && %s::usable() && (bt_d = ", devs[i].ns);
+        if (choices)
+            sb_printf(&b, ") {\n        bt_tuned_for = true;\n        if (%s::usable() && (bt_d = ",
+                      devs[i].ns);
+        else sb_printf(&b, " && %s::usable() && (bt_d = ", devs[i].ns);
         sb_distance(&b, problem, devs[i].sizes);
-        sb_printf(&b, ") < bt_best) bt_best = bt_d, bt_pick = %d;\n", i);
+        sb_printf(&b, ") < bt_best) bt_best = bt_d, bt_pick = %d;\n%s", i, choices ? "    }\n" : "");
     }
     if (n) sb_printf(&b, "    (void)bt_d;\n    (void)bt_best;\n");
     sb_printf(&b, "    switch (bt_pick) {\n");
     for (int k = 0; k < n; k++)
         sb_printf(&b, "    case %d: return {%d, %s::fallback_reason(%s)};\n", k, k, devs[k].ns,
                   names);
-    sb_printf(&b, "    default:\n"
-                  "        return {-1, \"the binary holds no code of the tuned variants for this "
+    sb_printf(&b, "    default:\n");
+    if (choices)
+        sb_printf(&b,
+                  "        if (!bt_tuned_for)\n"
+                  "            return {-1, \"no variant was tuned on this device at the call's %s "
+                  "(add a size tuple with them to the problem's tune list)\"};\n",
+                  choices);
+    free(choices);
+    sb_printf(&b, "        return {-1, \"the binary holds no code of the tuned variants for this "
                   "device: build with the flags bt_tuned_on names\"};\n"
                   "    }\n}\n");
     sb_printf(&b,

@@ -94,9 +94,17 @@ static bool check(int ta, int tb, int M, int N, int K, int pad_a, int pad_b, int
     // dimensions multiples of 8, 16-byte aligned matrices (cudaMalloc's are)
     const bool servable = lda % 8 == 0 && ldb % 8 == 0 && ldc % 8 == 0 && off % 8 == 0 && K >= 1;
     const GEMM_FN(_path_t) path = GEMM_FN(_path)(ta, tb, M, N, K, alpha, da + off, lda, db, ldb, beta, dc, ldc);
-    if (expect_tuned && servable && (path.variant < 0 || path.why)) {
+    // a layout the problem tunes at no size is the portable variant's, and
+    // the header says so
+    const bool tuned_layout = ta == 0 || GEMM_TUNED_TRANSA1;
+    if (expect_tuned && servable && tuned_layout && (path.variant < 0 || path.why)) {
         printf("  expected a tuned variant for this call on this device, took the fallback: %s\n",
                path.why ? path.why : "(no reason given)");
+        return false;
+    }
+    if (expect_tuned && !tuned_layout && (path.variant >= 0 || !path.why || !strstr(path.why, "no variant was tuned"))) {
+        printf("  a layout tuned at no size: expected the portable variant, said so; got %s\n",
+               path.why ? path.why : "a tuned variant");
         return false;
     }
     return bad == 0;
