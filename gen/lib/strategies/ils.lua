@@ -164,13 +164,11 @@ local function by_promise(list)
   return list
 end
 
--- A start that covers every value of every parameter once, at random: the
--- values some candidate holds (a declared value that constraints rule out
--- everywhere, or a replay's recorded space lacks, would only cost draws).
+-- A start that covers every value of every parameter once, at random.
 local function spread_start()
   local need = {}
-  for _, c in ipairs(space.candidates) do
-    for k, v in pairs(c.values) do need[k .. "=" .. tostring(v)] = true end
+  for _, p in ipairs(space.params) do
+    for _, v in ipairs(p.values) do need[p.name .. "=" .. tostring(v)] = true end
   end
   local picks, guard = {}, 0
   while next(need) and guard < 200 do
