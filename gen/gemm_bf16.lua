@@ -85,6 +85,16 @@ param("c_ahead", { "off", "box", "tile" }, { default = "off", when = function(c)
   return hopper(c) and c.epilogue == "tma_store" and (c.regs == "setmaxnreg" or (c.wm // 64) * c.bn // 2 <= 64)
 end })
 
+-- overlap: a tile's epilogue around the next tile's first k-tile (C's old
+-- values loaded under the last k-tile, results packed into bf16 pairs, the
+-- next k-tile issued, then the boxes written), so the tensor cores do not
+-- idle through it (templates/gemm_bf16/overlap.cuh). Cooperative tma_store
+-- kinds with setmaxnreg's registers (accumulators and packed pairs at once)
+param("overlap", { "off", "on" }, { default = "off", when = function(c)
+  return hopper(c) and c.epilogue == "tma_store" and c.regs == "setmaxnreg" and c.schedule == "cooperative"
+    and (c.c_ahead or "off") == "off" and (c.c_early == "off" or c.c_early == "late")
+end })
+
 derive(function(c, dev)
   c.fault = c.fault or "none"
   if c.kind == "simt" then

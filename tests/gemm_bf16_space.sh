@@ -34,6 +34,7 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_ahead=tile c_early=l2"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_ahead=box c_early=late c_lead=16"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -49,6 +50,9 @@ for kind in "${kinds[@]}"; do
     # boxes (also with C's old values loaded boxes ahead: c_ahead), with
     # setmaxnreg's registers, and scratch_split's sums spill
     # nothing either
+    # a wgmma left in flight across a branch on the thread, or with too few
+    # registers, makes ptxas serialise every wgmma of the kernel (C7511, C7518)
+    ! grep -q "wgmma.mma_async instructions are serialized" "$tmp/$i.log" || { echo "serialized wgmmas: $sel"; grep serialized "$tmp/$i.log"; fail=1; }
     case $kind in
     *c_early=regs* | *epilogue=tma_store* | *scratch_split=*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
     esac
@@ -65,6 +69,8 @@ for kind in "${kinds[@]}"; do
     *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
     esac
     case $kind in
+    *overlap=on*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' \
+        'cp\.async\.bulk\.wait_group\.read 0' 'stmatrix\.sync\.aligned\.m8n8\.x4' ;;
     *epilogue=tma_store*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' \
         'cp\.async\.bulk\.wait_group\.read 0' ;;
     *epilogue=tma*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' ;;

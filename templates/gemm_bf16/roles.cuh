@@ -493,6 +493,9 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     }
 }
 
+//% if (overlap or "off") == "on" then
+//% include("gemm_bf16/overlap.cuh")
+//% else
 // One tile's main loop in the layouts' shared-memory forms: A K-major (rows
 // of 128 bytes) or M-major (TA: boxes of 64 rows of M, k-rows of 128 bytes),
 // B N-major (boxes of 64 columns) or K-major (TB: rows of 128 bytes); one
@@ -591,6 +594,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
     if ((threadIdx.x & 127) == 0) bulk_wait();
 //% end
 }
+//% end
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
                                           const CUtensorMap* tmA, const CUtensorMap* tmB,
