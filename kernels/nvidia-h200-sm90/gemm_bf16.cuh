@@ -172,9 +172,9 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 }  // namespace bartune_scratch
 #endif
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1900 ms (min 0.1887, max 0.1924),
-// measured 2026-12-04T08:39:43Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1895 ms (min 0.1881, max 0.1911),
+// measured 2026-12-04T14:50:40Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -186,7 +186,7 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -1024,46 +1024,27 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
-// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
-// halves of the thread's rows, loaded into 16 registers at once
-constexpr int kBoxes = kMsub * kBBoxes;
-constexpr int kAhead = 1;
-__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
-                                             int i) {
-    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int r = warp * 16 + lane / 4 + 8 * h;
-        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
-            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
-#pragma unroll
-        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
-    }
-}
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
-    // box i's old values (both halves) are loaded kAhead boxes before it is
-    // written: their latency under the writes and stores of the boxes between
-    uint32_t olds[kBoxes][16];
-#pragma unroll
-    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
-            const int i = ms * kBBoxes + b;
-            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
-                const uint32_t* old = olds[i] + 8 * h;
+                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+                uint32_t old[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -1152,76 +1133,229 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     }
 }
 
-// One tile's main loop in the layouts' shared-memory forms: A K-major (rows
-// of 128 bytes) or M-major (TA: boxes of 64 rows of M, k-rows of 128 bytes),
-// B N-major (boxes of 64 columns) or K-major (TB: rows of 128 bytes); one
-// instantiation each, so no branch comes between a tile's wgmmas.
+// overlap = on (cooperative, tma_store, setmaxnreg): a tile's epilogue runs
+// around the next tile's first k-tile rather than between the two main
+// loops, where the tensor cores would idle. C's old values of this thread's
+// pairs are loaded while the tile's last k-tile is on the tensor cores; the
+// results are packed (alpha acc + beta old, as bf16 pairs: 64 registers at
+// 128 x 256), which frees the accumulators; the next tile's first k-tile is
+// issued; then the packed pairs go out through the two box buffers as
+// store_tile_boxes sends them. Tiles at C's edges take store_tile after the
+// main loop, as in the other kinds.
+constexpr int kPairs = kMsub * kBBoxes * 2 * 8;  // a thread's bf16 pairs of a tile
+
+// One k-tile's wgmmas on stage it (scale_d = 0 on the tile's first: the
+// accumulators are written, not read), committed as one group.
 template <bool TA, bool TB>
-__device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t base, int lt,
-                                          int nk, int rows0) {
-    for (int kb = 0; kb < nk; ++kb) {
-        const int it = lt * nk + kb, s = stage_of(it);
-        consumer_wait(base, it);
-        wgmma_fence();
+__device__ __forceinline__ void issue_ktile(float (&acc)[kMsub][kBN / 2], uint32_t base, int it, bool first,
+                                            int rows0) {
+    const int s = stage_of(it);
+    consumer_wait(base, it);
+    wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
-            const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
-                                   : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+        const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
+                               : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
 #pragma unroll
-            for (int ms = 0; ms < kMsub; ++ms) {
-                const int row = rows0 + ms * 64;
-                const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
-                                       : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
-                wgmma_tile<TA, TB>(acc[ms], da, db, kb > 0 || kk > 0);
-            }
+        for (int ms = 0; ms < kMsub; ++ms) {
+            const int row = rows0 + ms * 64;
+            const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
+                                   : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
+            wgmma_tile<TA, TB>(acc[ms], da, db, !first || kk > 0);
         }
-        wgmma_commit();
-        wgmma_wait<1>();
-        if (kb > 0) consumer_release(base, it - 1);
     }
-    wgmma_wait<0>();
+    wgmma_commit();
+}
+
+// k-tiles kb0 .. nk - 1 of the tile whose first stage is it0, one group in
+// flight; the last k-tile's group is left in flight (the caller waits).
+template <bool TA, bool TB>
+__device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uint32_t base, int it0, int kb0,
+                                               int nk, int rows0) {
+    for (int kb = kb0; kb < nk; ++kb) {
+        issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
+        wgmma_wait<1>();
+        if (kb > 0) consumer_release(base, it0 + kb - 1);
+    }
+}
+
+// Thread 0's part of a box's store as predicated instructions, not a branch:
+// while the next tile's wgmmas are in flight, a branch on the thread would
+// make ptxas wait for them first (C7518).
+__device__ __forceinline__ void box_store_t0(bool t0, const CUtensorMap* map, uint32_t src, int x, int y) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t"
+        "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%1, {%2, %3}], [%4];\n\t"
+        "@p cp.async.bulk.commit_group;\n\t}" ::"r"((int)t0),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(src)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_wait_read_t0(bool t0) {
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t@p cp.async.bulk.wait_group.read 0;\n\t}" ::"r"(
+                     (int)t0)
+                 : "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+    const __nv_bfloat162 v(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+}
+// This thread's pair ((i * 2 + h) * 8 + j) of a tile lies in box i (ms = i
+// / kBBoxes, b = i % kBBoxes) at row r, columns c and c + 1 of C.
+__device__ __forceinline__ void pair_at(int tm, int tn, int rows0, int i, int h, int j, int& r, int& c) {
+    const int t = threadIdx.x & 127;
+    r = tm * kBM + rows0 + (i / kBBoxes) * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+    c = tn * kBN + (i % kBBoxes) * 64 + j * 8 + (t & 3) * 2;
+}
+// C's old values at this thread's pairs (zero where beta is 0): pairs at
+// once inside C, element by element in tiles at its edges.
+__device__ __forceinline__ void load_old(const Problem& p, uint32_t (&out)[kPairs], int tm, int tn, int rows0,
+                                         bool inside) {
+    int r, c;
+    if (p.beta == 0.f) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) out[q] = 0u;
+    } else if (inside) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            out[q] = *reinterpret_cast<const uint32_t*>(p.C + (long long)r * p.ldc + c);
+        }
+    } else {
+        const __nv_bfloat16 z = __float2bfloat16_rn(0.f);
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            const __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+            out[q] = pack_bf16(r < p.M && c < p.N ? e[0] : z, r < p.M && c + 1 < p.N ? e[1] : z);
+        }
+    }
+}
+// alpha acc + beta old into `out` (which held the old values), as bf16 pairs.
+__device__ __forceinline__ void pack(const Problem& p, const float (&acc)[kMsub][kBN / 2], uint32_t (&out)[kPairs]) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int ms = i / kBBoxes, b = i % kBBoxes, a = 4 * (b * 8 + j) + 2 * h;
+                uint32_t& q = out[(i * 2 + h) * 8 + j];
+                const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q));
+                const __nv_bfloat162 v = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                               p.alpha * acc[ms][a + 1] + p.beta * o.y);
+                q = *reinterpret_cast<const uint32_t*>(&v);
+            }
+}
+// Four 8 x 8 matrices of bf16 from this thread's pairs into shared memory
+// (stmatrix: lane l gives the address of row l % 8 of matrix l / 8; each
+// thread's register k holds its pair of matrix k, in wgmma's D layout).
+__device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
+                 : "memory");
+}
+// The packed pairs out through the two box buffers (store_tile_boxes' order
+// of fences, barriers and stores), with no branch on the thread. Box row r's
+// 16-byte chunk c lies at chunk c ^ (r % 8) (the copy engine's 128-byte
+// swizzle); stmatrix k of a box writes chunks 2k and 2k + 1 of the warp's
+// 16 rows, lane l the row 8 (m % 2) + l % 8 of matrix m = l / 8.
+__device__ __forceinline__ void write_boxes(const uint32_t (&out)[kPairs], int tm, int tn, int rows0, int wg,
+                                            uint32_t base, uint32_t& boxes, const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, m = lane / 8, rr = lane & 7;
+    const uint32_t row = (uint32_t)(warp * 16 + 8 * (m & 1) + rr) * 128;
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i, ++boxes) {
+        const uint32_t at = box_buf(base, wg, boxes) + row;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const uint32_t* q = out + i * 16 + 2 * k;  // pairs (i * 2 + h) * 8 + j
+            stmatrix4(at + ((uint32_t)((2 * k + (m >> 1)) ^ rr) << 4), q[0], q[8], q[1], q[9]);
+        }
+        fence_async_smem();
+        bulk_wait_read_t0(t == 0);
+        named_sync(3 + wg, 128);
+        box_store_t0(t == 0, tmC, box_buf(base, wg, boxes), tn * kBN + (i % kBBoxes) * 64,
+                     tm * kBM + rows0 + (i / kBBoxes) * 64);
+    }
+}
+
+// The packed pairs of a tile at C's edges, element by element inside C.
+__device__ __forceinline__ void write_edge(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           int rows0) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                int r, c;
+                pair_at(tm, tn, rows0, i, h, j, r, c);
+                if (r >= p.M) continue;
+                const __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162*>(&out[(i * 2 + h) * 8 + j]);
+                __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+                if (c < p.N) e[0] = v.x;
+                if (c + 1 < p.N) e[1] = v.y;
+            }
+}
+// Whether every box of the tile (both warpgroups' rows) lies inside C: the
+// same for all of the CTA's threads, so the branch on it is uniform.
+__device__ __forceinline__ bool tile_inside(const Problem& p, int tm, int tn) {
+    return p.vec_store && (tn + 1) * kBN <= p.N && (tm + 1) * kBM <= p.M;
+}
+__device__ __forceinline__ void write_tile(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           bool inside, int rows0, int wg, uint32_t base, uint32_t& boxes,
+                                           const CUtensorMap* tmC) {
+    if (inside)
+        write_boxes(out, tm, tn, rows0, wg, base, boxes, tmC);
+    else
+        write_edge(p, out, tm, tn, rows0);
+}
+
+// The CTA's tiles in one layout's instantiation. Each tile's first k-tile
+// is issued before the last tile's boxes are written; the group in flight
+// then crosses only uniform branches, never the loop's back edge (where
+// ptxas would serialise every wgmma: C7511).
+template <bool TA, bool TB>
+__device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, uint32_t rank, int wg,
+                                              const CUtensorMap* tmC) {
+    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
+    const int rows0 = wg * kWM;
+    int kb0, nk;
+    k_range(p, rank, kb0, nk);
+    if (nk == 0) return;  // K = 0: the header's plain kernel scales C
+    uint32_t out[kPairs];  // the last tile's packed pairs, not yet written
+    int last_tm = -1, last_tn = 0;  // that tile (-1: none)
+    bool last_inside = false;
+    for (int lt = 0;; ++lt) {
+        const int u = unit_of(p, lt);
+        if (u < 0) break;
+        int tm, tn;
+        tile_of(p, u, rank, tm, tn);
+        const int it0 = lt * nk;
+        // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
+        // here would make ptxas serialise the wgmmas (C7515)
+        float acc[kMsub][kBN / 2];
+        issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
+        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
+        load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
+        wgmma_wait<0>();
+        consumer_release(base, it0 + nk - 1);
+        pack(p, acc, out);
+    }
+    if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
 }
 
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
                                         const CUtensorMap* tmC) {
     setmaxnreg_inc<232>();
-    uint32_t order_phase = 0, c_phase = 0;
-    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
-    const int rows0 = kPingpong ? 0 : wg * kWM;
-    int kb0, nk;
-    k_range(p, rank, kb0, nk);
-    for (int lt = kPingpong ? wg : 0;; lt += kPingpong ? 2 : 1) {
-        const int u = unit_of(p, lt);
-        if (u < 0) break;
-        int tm, tn;
-        tile_of(p, u, rank, tm, tn);
-        load_c(p, base, wg, tm, tn, rows0, tmC);
-        if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
-        // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
-        // here would make ptxas serialise the wgmmas (C7515)
-        float acc[kMsub][kBN / 2];
-        if (p.ta)
-            p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
-        else
-            p.tb ? main_loop<false, true>(acc, base, lt, nk, rows0) : main_loop<false, false>(acc, base, lt, nk, rows0);
-        if (nk > 0) consumer_release(base, lt * nk + nk - 1);
-        if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
-        if (kSplit > 1) {
-            // the other warpgroup's wgmmas may still read the stages the sums overwrite
-            named_sync(5, kConsumers * 128);
-            store_partial(acc, rows0, base, nk > 0);
-        }
-        else if (kTmaEpilogue && tma_stores_exactly(p, tn))
-            store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
-        else if (kTmaEpilogue)
-            store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
-        else if (boxes_inside(p, tm, tn, rows0))
-            store_tile_boxes(p, acc, tm, tn, rows0, wg, base, boxes, tmC);
-        else
-            store_tile(p, acc, tm, tn, rows0);
-    }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
-    if ((threadIdx.x & 127) == 0) bulk_wait();
+    if (p.ta)
+        p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
+    else
+        p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
+    if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -7892,9 +8026,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v8
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1887 ms (min 0.1878, max 0.1913),
-// measured 2026-12-04T08:39:17Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1874 ms (min 0.1864, max 0.1888),
+// measured 2026-12-04T14:50:59Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -7906,7 +8040,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_ahead=box
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -8405,7 +8539,7 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // before its last, so the epilogue's loads hit L2 without holding the lines
 // there through the whole main loop, and the SMs' reads of C, which their
 // epilogues would make all at once, spread over the main loops.
-constexpr int kLateK = 8;
+constexpr int kLateK = 4;
 __device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
     if (p.beta == 0.f) return;
     for (int i = 0; i < kBM / 64; ++i)
@@ -8601,46 +8735,27 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
-// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
-// halves of the thread's rows, loaded into 16 registers at once
-constexpr int kBoxes = kMsub * kBBoxes;
-constexpr int kAhead = 1;
-__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
-                                             int i) {
-    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int r = warp * 16 + lane / 4 + 8 * h;
-        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
-            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
-#pragma unroll
-        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
-    }
-}
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
-    // box i's old values (both halves) are loaded kAhead boxes before it is
-    // written: their latency under the writes and stores of the boxes between
-    uint32_t olds[kBoxes][16];
-#pragma unroll
-    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
-            const int i = ms * kBBoxes + b;
-            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
-                const uint32_t* old = olds[i] + 8 * h;
+                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+                uint32_t old[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -8729,76 +8844,229 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     }
 }
 
-// One tile's main loop in the layouts' shared-memory forms: A K-major (rows
-// of 128 bytes) or M-major (TA: boxes of 64 rows of M, k-rows of 128 bytes),
-// B N-major (boxes of 64 columns) or K-major (TB: rows of 128 bytes); one
-// instantiation each, so no branch comes between a tile's wgmmas.
+// overlap = on (cooperative, tma_store, setmaxnreg): a tile's epilogue runs
+// around the next tile's first k-tile rather than between the two main
+// loops, where the tensor cores would idle. C's old values of this thread's
+// pairs are loaded while the tile's last k-tile is on the tensor cores; the
+// results are packed (alpha acc + beta old, as bf16 pairs: 64 registers at
+// 128 x 256), which frees the accumulators; the next tile's first k-tile is
+// issued; then the packed pairs go out through the two box buffers as
+// store_tile_boxes sends them. Tiles at C's edges take store_tile after the
+// main loop, as in the other kinds.
+constexpr int kPairs = kMsub * kBBoxes * 2 * 8;  // a thread's bf16 pairs of a tile
+
+// One k-tile's wgmmas on stage it (scale_d = 0 on the tile's first: the
+// accumulators are written, not read), committed as one group.
 template <bool TA, bool TB>
-__device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t base, int lt,
-                                          int nk, int rows0) {
-    for (int kb = 0; kb < nk; ++kb) {
-        const int it = lt * nk + kb, s = stage_of(it);
-        consumer_wait(base, it);
-        wgmma_fence();
+__device__ __forceinline__ void issue_ktile(float (&acc)[kMsub][kBN / 2], uint32_t base, int it, bool first,
+                                            int rows0) {
+    const int s = stage_of(it);
+    consumer_wait(base, it);
+    wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
-            const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
-                                   : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+        const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
+                               : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
 #pragma unroll
-            for (int ms = 0; ms < kMsub; ++ms) {
-                const int row = rows0 + ms * 64;
-                const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
-                                       : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
-                wgmma_tile<TA, TB>(acc[ms], da, db, kb > 0 || kk > 0);
-            }
+        for (int ms = 0; ms < kMsub; ++ms) {
+            const int row = rows0 + ms * 64;
+            const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
+                                   : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
+            wgmma_tile<TA, TB>(acc[ms], da, db, !first || kk > 0);
         }
-        wgmma_commit();
-        wgmma_wait<1>();
-        if (kb > 0) consumer_release(base, it - 1);
     }
-    wgmma_wait<0>();
+    wgmma_commit();
+}
+
+// k-tiles kb0 .. nk - 1 of the tile whose first stage is it0, one group in
+// flight; the last k-tile's group is left in flight (the caller waits).
+template <bool TA, bool TB>
+__device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uint32_t base, int it0, int kb0,
+                                               int nk, int rows0) {
+    for (int kb = kb0; kb < nk; ++kb) {
+        issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
+        wgmma_wait<1>();
+        if (kb > 0) consumer_release(base, it0 + kb - 1);
+    }
+}
+
+// Thread 0's part of a box's store as predicated instructions, not a branch:
+// while the next tile's wgmmas are in flight, a branch on the thread would
+// make ptxas wait for them first (C7518).
+__device__ __forceinline__ void box_store_t0(bool t0, const CUtensorMap* map, uint32_t src, int x, int y) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t"
+        "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%1, {%2, %3}], [%4];\n\t"
+        "@p cp.async.bulk.commit_group;\n\t}" ::"r"((int)t0),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(src)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_wait_read_t0(bool t0) {
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t@p cp.async.bulk.wait_group.read 0;\n\t}" ::"r"(
+                     (int)t0)
+                 : "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+    const __nv_bfloat162 v(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+}
+// This thread's pair ((i * 2 + h) * 8 + j) of a tile lies in box i (ms = i
+// / kBBoxes, b = i % kBBoxes) at row r, columns c and c + 1 of C.
+__device__ __forceinline__ void pair_at(int tm, int tn, int rows0, int i, int h, int j, int& r, int& c) {
+    const int t = threadIdx.x & 127;
+    r = tm * kBM + rows0 + (i / kBBoxes) * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+    c = tn * kBN + (i % kBBoxes) * 64 + j * 8 + (t & 3) * 2;
+}
+// C's old values at this thread's pairs (zero where beta is 0): pairs at
+// once inside C, element by element in tiles at its edges.
+__device__ __forceinline__ void load_old(const Problem& p, uint32_t (&out)[kPairs], int tm, int tn, int rows0,
+                                         bool inside) {
+    int r, c;
+    if (p.beta == 0.f) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) out[q] = 0u;
+    } else if (inside) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            out[q] = *reinterpret_cast<const uint32_t*>(p.C + (long long)r * p.ldc + c);
+        }
+    } else {
+        const __nv_bfloat16 z = __float2bfloat16_rn(0.f);
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            const __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+            out[q] = pack_bf16(r < p.M && c < p.N ? e[0] : z, r < p.M && c + 1 < p.N ? e[1] : z);
+        }
+    }
+}
+// alpha acc + beta old into `out` (which held the old values), as bf16 pairs.
+__device__ __forceinline__ void pack(const Problem& p, const float (&acc)[kMsub][kBN / 2], uint32_t (&out)[kPairs]) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int ms = i / kBBoxes, b = i % kBBoxes, a = 4 * (b * 8 + j) + 2 * h;
+                uint32_t& q = out[(i * 2 + h) * 8 + j];
+                const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q));
+                const __nv_bfloat162 v = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                               p.alpha * acc[ms][a + 1] + p.beta * o.y);
+                q = *reinterpret_cast<const uint32_t*>(&v);
+            }
+}
+// Four 8 x 8 matrices of bf16 from this thread's pairs into shared memory
+// (stmatrix: lane l gives the address of row l % 8 of matrix l / 8; each
+// thread's register k holds its pair of matrix k, in wgmma's D layout).
+__device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
+                 : "memory");
+}
+// The packed pairs out through the two box buffers (store_tile_boxes' order
+// of fences, barriers and stores), with no branch on the thread. Box row r's
+// 16-byte chunk c lies at chunk c ^ (r % 8) (the copy engine's 128-byte
+// swizzle); stmatrix k of a box writes chunks 2k and 2k + 1 of the warp's
+// 16 rows, lane l the row 8 (m % 2) + l % 8 of matrix m = l / 8.
+__device__ __forceinline__ void write_boxes(const uint32_t (&out)[kPairs], int tm, int tn, int rows0, int wg,
+                                            uint32_t base, uint32_t& boxes, const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, m = lane / 8, rr = lane & 7;
+    const uint32_t row = (uint32_t)(warp * 16 + 8 * (m & 1) + rr) * 128;
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i, ++boxes) {
+        const uint32_t at = box_buf(base, wg, boxes) + row;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const uint32_t* q = out + i * 16 + 2 * k;  // pairs (i * 2 + h) * 8 + j
+            stmatrix4(at + ((uint32_t)((2 * k + (m >> 1)) ^ rr) << 4), q[0], q[8], q[1], q[9]);
+        }
+        fence_async_smem();
+        bulk_wait_read_t0(t == 0);
+        named_sync(3 + wg, 128);
+        box_store_t0(t == 0, tmC, box_buf(base, wg, boxes), tn * kBN + (i % kBBoxes) * 64,
+                     tm * kBM + rows0 + (i / kBBoxes) * 64);
+    }
+}
+
+// The packed pairs of a tile at C's edges, element by element inside C.
+__device__ __forceinline__ void write_edge(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           int rows0) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                int r, c;
+                pair_at(tm, tn, rows0, i, h, j, r, c);
+                if (r >= p.M) continue;
+                const __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162*>(&out[(i * 2 + h) * 8 + j]);
+                __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+                if (c < p.N) e[0] = v.x;
+                if (c + 1 < p.N) e[1] = v.y;
+            }
+}
+// Whether every box of the tile (both warpgroups' rows) lies inside C: the
+// same for all of the CTA's threads, so the branch on it is uniform.
+__device__ __forceinline__ bool tile_inside(const Problem& p, int tm, int tn) {
+    return p.vec_store && (tn + 1) * kBN <= p.N && (tm + 1) * kBM <= p.M;
+}
+__device__ __forceinline__ void write_tile(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           bool inside, int rows0, int wg, uint32_t base, uint32_t& boxes,
+                                           const CUtensorMap* tmC) {
+    if (inside)
+        write_boxes(out, tm, tn, rows0, wg, base, boxes, tmC);
+    else
+        write_edge(p, out, tm, tn, rows0);
+}
+
+// The CTA's tiles in one layout's instantiation. Each tile's first k-tile
+// is issued before the last tile's boxes are written; the group in flight
+// then crosses only uniform branches, never the loop's back edge (where
+// ptxas would serialise every wgmma: C7511).
+template <bool TA, bool TB>
+__device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, uint32_t rank, int wg,
+                                              const CUtensorMap* tmC) {
+    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
+    const int rows0 = wg * kWM;
+    int kb0, nk;
+    k_range(p, rank, kb0, nk);
+    if (nk == 0) return;  // K = 0: the header's plain kernel scales C
+    uint32_t out[kPairs];  // the last tile's packed pairs, not yet written
+    int last_tm = -1, last_tn = 0;  // that tile (-1: none)
+    bool last_inside = false;
+    for (int lt = 0;; ++lt) {
+        const int u = unit_of(p, lt);
+        if (u < 0) break;
+        int tm, tn;
+        tile_of(p, u, rank, tm, tn);
+        const int it0 = lt * nk;
+        // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
+        // here would make ptxas serialise the wgmmas (C7515)
+        float acc[kMsub][kBN / 2];
+        issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
+        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
+        load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
+        wgmma_wait<0>();
+        consumer_release(base, it0 + nk - 1);
+        pack(p, acc, out);
+    }
+    if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
 }
 
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
                                         const CUtensorMap* tmC) {
     setmaxnreg_inc<232>();
-    uint32_t order_phase = 0, c_phase = 0;
-    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
-    const int rows0 = kPingpong ? 0 : wg * kWM;
-    int kb0, nk;
-    k_range(p, rank, kb0, nk);
-    for (int lt = kPingpong ? wg : 0;; lt += kPingpong ? 2 : 1) {
-        const int u = unit_of(p, lt);
-        if (u < 0) break;
-        int tm, tn;
-        tile_of(p, u, rank, tm, tn);
-        load_c(p, base, wg, tm, tn, rows0, tmC);
-        if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
-        // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
-        // here would make ptxas serialise the wgmmas (C7515)
-        float acc[kMsub][kBN / 2];
-        if (p.ta)
-            p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
-        else
-            p.tb ? main_loop<false, true>(acc, base, lt, nk, rows0) : main_loop<false, false>(acc, base, lt, nk, rows0);
-        if (nk > 0) consumer_release(base, lt * nk + nk - 1);
-        if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
-        if (kSplit > 1) {
-            // the other warpgroup's wgmmas may still read the stages the sums overwrite
-            named_sync(5, kConsumers * 128);
-            store_partial(acc, rows0, base, nk > 0);
-        }
-        else if (kTmaEpilogue && tma_stores_exactly(p, tn))
-            store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
-        else if (kTmaEpilogue)
-            store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
-        else if (boxes_inside(p, tm, tn, rows0))
-            store_tile_boxes(p, acc, tm, tn, rows0, wg, base, boxes, tmC);
-        else
-            store_tile(p, acc, tm, tn, rows0);
-    }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
-    if ((threadIdx.x & 127) == 0) bulk_wait();
+    if (p.ta)
+        p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
+    else
+        p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
+    if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -14654,9 +14922,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v15
 
-// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: median 1.3967 ms (min 1.3945, max 1.4001),
-// measured 2026-12-04T08:41:49Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box 
+// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: median 1.3744 ms (min 1.3703, max 1.3794),
+// measured 2026-12-04T14:54:02Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -14668,7 +14936,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -15363,46 +15631,27 @@ __device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
 __device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
     return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
 }
-// c_ahead: C's old values of box i (ms = i / kBBoxes, b = i % kBBoxes), both
-// halves of the thread's rows, loaded into 16 registers at once
-constexpr int kBoxes = kMsub * kBBoxes;
-constexpr int kAhead = 1;
-__device__ __forceinline__ void load_box_old(const Problem& p, uint32_t (&old)[16], int tm, int tn, int rows0,
-                                             int i) {
-    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, ms = i / kBBoxes, b = i % kBBoxes;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int r = warp * 16 + lane / 4 + 8 * h;
-        const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
-            p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
-#pragma unroll
-        for (int j = 0; j < 8; ++j) old[8 * h + j] = p.beta != 0.f ? c2[j * 4] : 0u;
-    }
-}
 __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
                                                  int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
                                                  const CUtensorMap* tmC) {
     const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
-    // box i's old values (both halves) are loaded kAhead boxes before it is
-    // written: their latency under the writes and stores of the boxes between
-    uint32_t olds[kBoxes][16];
-#pragma unroll
-    for (int i = 0; i < kAhead; ++i) load_box_old(p, olds[i], tm, tn, rows0, i);
 #pragma unroll
     for (int ms = 0; ms < kMsub; ++ms)
 #pragma unroll
         for (int b = 0; b < kBBoxes; ++b, ++boxes) {
             // the store of two boxes ago has read this buffer (see below)
             const uint32_t buf = box_buf(base, wg, boxes);
-            const int i = ms * kBBoxes + b;
-            if (i + kAhead < kBoxes) load_box_old(p, olds[i + kAhead], tm, tn, rows0, i + kAhead);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 // this thread's 8 pairs of row r of the box: their old values
                 // loaded at once, then each scaled into its 16-byte chunk j,
                 // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
                 const int r = warp * 16 + lane / 4 + 8 * h;
-                const uint32_t* old = olds[i] + 8 * h;
+                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+                uint32_t old[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
                 const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -15491,76 +15740,229 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     }
 }
 
-// One tile's main loop in the layouts' shared-memory forms: A K-major (rows
-// of 128 bytes) or M-major (TA: boxes of 64 rows of M, k-rows of 128 bytes),
-// B N-major (boxes of 64 columns) or K-major (TB: rows of 128 bytes); one
-// instantiation each, so no branch comes between a tile's wgmmas.
+// overlap = on (cooperative, tma_store, setmaxnreg): a tile's epilogue runs
+// around the next tile's first k-tile rather than between the two main
+// loops, where the tensor cores would idle. C's old values of this thread's
+// pairs are loaded while the tile's last k-tile is on the tensor cores; the
+// results are packed (alpha acc + beta old, as bf16 pairs: 64 registers at
+// 128 x 256), which frees the accumulators; the next tile's first k-tile is
+// issued; then the packed pairs go out through the two box buffers as
+// store_tile_boxes sends them. Tiles at C's edges take store_tile after the
+// main loop, as in the other kinds.
+constexpr int kPairs = kMsub * kBBoxes * 2 * 8;  // a thread's bf16 pairs of a tile
+
+// One k-tile's wgmmas on stage it (scale_d = 0 on the tile's first: the
+// accumulators are written, not read), committed as one group.
 template <bool TA, bool TB>
-__device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t base, int lt,
-                                          int nk, int rows0) {
-    for (int kb = 0; kb < nk; ++kb) {
-        const int it = lt * nk + kb, s = stage_of(it);
-        consumer_wait(base, it);
-        wgmma_fence();
+__device__ __forceinline__ void issue_ktile(float (&acc)[kMsub][kBN / 2], uint32_t base, int it, bool first,
+                                            int rows0) {
+    const int s = stage_of(it);
+    consumer_wait(base, it);
+    wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
-            const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
-                                   : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+        const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
+                               : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
 #pragma unroll
-            for (int ms = 0; ms < kMsub; ++ms) {
-                const int row = rows0 + ms * 64;
-                const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
-                                       : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
-                wgmma_tile<TA, TB>(acc[ms], da, db, kb > 0 || kk > 0);
-            }
+        for (int ms = 0; ms < kMsub; ++ms) {
+            const int row = rows0 + ms * 64;
+            const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
+                                   : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
+            wgmma_tile<TA, TB>(acc[ms], da, db, !first || kk > 0);
         }
-        wgmma_commit();
-        wgmma_wait<1>();
-        if (kb > 0) consumer_release(base, it - 1);
     }
-    wgmma_wait<0>();
+    wgmma_commit();
+}
+
+// k-tiles kb0 .. nk - 1 of the tile whose first stage is it0, one group in
+// flight; the last k-tile's group is left in flight (the caller waits).
+template <bool TA, bool TB>
+__device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uint32_t base, int it0, int kb0,
+                                               int nk, int rows0) {
+    for (int kb = kb0; kb < nk; ++kb) {
+        issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
+        wgmma_wait<1>();
+        if (kb > 0) consumer_release(base, it0 + kb - 1);
+    }
+}
+
+// Thread 0's part of a box's store as predicated instructions, not a branch:
+// while the next tile's wgmmas are in flight, a branch on the thread would
+// make ptxas wait for them first (C7518).
+__device__ __forceinline__ void box_store_t0(bool t0, const CUtensorMap* map, uint32_t src, int x, int y) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t"
+        "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%1, {%2, %3}], [%4];\n\t"
+        "@p cp.async.bulk.commit_group;\n\t}" ::"r"((int)t0),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(src)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_wait_read_t0(bool t0) {
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t@p cp.async.bulk.wait_group.read 0;\n\t}" ::"r"(
+                     (int)t0)
+                 : "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+    const __nv_bfloat162 v(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+}
+// This thread's pair ((i * 2 + h) * 8 + j) of a tile lies in box i (ms = i
+// / kBBoxes, b = i % kBBoxes) at row r, columns c and c + 1 of C.
+__device__ __forceinline__ void pair_at(int tm, int tn, int rows0, int i, int h, int j, int& r, int& c) {
+    const int t = threadIdx.x & 127;
+    r = tm * kBM + rows0 + (i / kBBoxes) * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+    c = tn * kBN + (i % kBBoxes) * 64 + j * 8 + (t & 3) * 2;
+}
+// C's old values at this thread's pairs (zero where beta is 0): pairs at
+// once inside C, element by element in tiles at its edges.
+__device__ __forceinline__ void load_old(const Problem& p, uint32_t (&out)[kPairs], int tm, int tn, int rows0,
+                                         bool inside) {
+    int r, c;
+    if (p.beta == 0.f) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) out[q] = 0u;
+    } else if (inside) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            out[q] = *reinterpret_cast<const uint32_t*>(p.C + (long long)r * p.ldc + c);
+        }
+    } else {
+        const __nv_bfloat16 z = __float2bfloat16_rn(0.f);
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            const __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+            out[q] = pack_bf16(r < p.M && c < p.N ? e[0] : z, r < p.M && c + 1 < p.N ? e[1] : z);
+        }
+    }
+}
+// alpha acc + beta old into `out` (which held the old values), as bf16 pairs.
+__device__ __forceinline__ void pack(const Problem& p, const float (&acc)[kMsub][kBN / 2], uint32_t (&out)[kPairs]) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int ms = i / kBBoxes, b = i % kBBoxes, a = 4 * (b * 8 + j) + 2 * h;
+                uint32_t& q = out[(i * 2 + h) * 8 + j];
+                const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q));
+                const __nv_bfloat162 v = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                               p.alpha * acc[ms][a + 1] + p.beta * o.y);
+                q = *reinterpret_cast<const uint32_t*>(&v);
+            }
+}
+// Four 8 x 8 matrices of bf16 from this thread's pairs into shared memory
+// (stmatrix: lane l gives the address of row l % 8 of matrix l / 8; each
+// thread's register k holds its pair of matrix k, in wgmma's D layout).
+__device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
+                 : "memory");
+}
+// The packed pairs out through the two box buffers (store_tile_boxes' order
+// of fences, barriers and stores), with no branch on the thread. Box row r's
+// 16-byte chunk c lies at chunk c ^ (r % 8) (the copy engine's 128-byte
+// swizzle); stmatrix k of a box writes chunks 2k and 2k + 1 of the warp's
+// 16 rows, lane l the row 8 (m % 2) + l % 8 of matrix m = l / 8.
+__device__ __forceinline__ void write_boxes(const uint32_t (&out)[kPairs], int tm, int tn, int rows0, int wg,
+                                            uint32_t base, uint32_t& boxes, const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, m = lane / 8, rr = lane & 7;
+    const uint32_t row = (uint32_t)(warp * 16 + 8 * (m & 1) + rr) * 128;
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i, ++boxes) {
+        const uint32_t at = box_buf(base, wg, boxes) + row;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const uint32_t* q = out + i * 16 + 2 * k;  // pairs (i * 2 + h) * 8 + j
+            stmatrix4(at + ((uint32_t)((2 * k + (m >> 1)) ^ rr) << 4), q[0], q[8], q[1], q[9]);
+        }
+        fence_async_smem();
+        bulk_wait_read_t0(t == 0);
+        named_sync(3 + wg, 128);
+        box_store_t0(t == 0, tmC, box_buf(base, wg, boxes), tn * kBN + (i % kBBoxes) * 64,
+                     tm * kBM + rows0 + (i / kBBoxes) * 64);
+    }
+}
+
+// The packed pairs of a tile at C's edges, element by element inside C.
+__device__ __forceinline__ void write_edge(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           int rows0) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                int r, c;
+                pair_at(tm, tn, rows0, i, h, j, r, c);
+                if (r >= p.M) continue;
+                const __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162*>(&out[(i * 2 + h) * 8 + j]);
+                __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+                if (c < p.N) e[0] = v.x;
+                if (c + 1 < p.N) e[1] = v.y;
+            }
+}
+// Whether every box of the tile (both warpgroups' rows) lies inside C: the
+// same for all of the CTA's threads, so the branch on it is uniform.
+__device__ __forceinline__ bool tile_inside(const Problem& p, int tm, int tn) {
+    return p.vec_store && (tn + 1) * kBN <= p.N && (tm + 1) * kBM <= p.M;
+}
+__device__ __forceinline__ void write_tile(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           bool inside, int rows0, int wg, uint32_t base, uint32_t& boxes,
+                                           const CUtensorMap* tmC) {
+    if (inside)
+        write_boxes(out, tm, tn, rows0, wg, base, boxes, tmC);
+    else
+        write_edge(p, out, tm, tn, rows0);
+}
+
+// The CTA's tiles in one layout's instantiation. Each tile's first k-tile
+// is issued before the last tile's boxes are written; the group in flight
+// then crosses only uniform branches, never the loop's back edge (where
+// ptxas would serialise every wgmma: C7511).
+template <bool TA, bool TB>
+__device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, uint32_t rank, int wg,
+                                              const CUtensorMap* tmC) {
+    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
+    const int rows0 = wg * kWM;
+    int kb0, nk;
+    k_range(p, rank, kb0, nk);
+    if (nk == 0) return;  // K = 0: the header's plain kernel scales C
+    uint32_t out[kPairs];  // the last tile's packed pairs, not yet written
+    int last_tm = -1, last_tn = 0;  // that tile (-1: none)
+    bool last_inside = false;
+    for (int lt = 0;; ++lt) {
+        const int u = unit_of(p, lt);
+        if (u < 0) break;
+        int tm, tn;
+        tile_of(p, u, rank, tm, tn);
+        const int it0 = lt * nk;
+        // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
+        // here would make ptxas serialise the wgmmas (C7515)
+        float acc[kMsub][kBN / 2];
+        issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
+        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
+        load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
+        wgmma_wait<0>();
+        consumer_release(base, it0 + nk - 1);
+        pack(p, acc, out);
+    }
+    if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
 }
 
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
                                         const CUtensorMap* tmC) {
     setmaxnreg_inc<232>();
-    uint32_t order_phase = 0, c_phase = 0;
-    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
-    const int rows0 = kPingpong ? 0 : wg * kWM;
-    int kb0, nk;
-    k_range(p, rank, kb0, nk);
-    for (int lt = kPingpong ? wg : 0;; lt += kPingpong ? 2 : 1) {
-        const int u = unit_of(p, lt);
-        if (u < 0) break;
-        int tm, tn;
-        tile_of(p, u, rank, tm, tn);
-        load_c(p, base, wg, tm, tn, rows0, tmC);
-        if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
-        // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
-        // here would make ptxas serialise the wgmmas (C7515)
-        float acc[kMsub][kBN / 2];
-        if (p.ta)
-            p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
-        else
-            p.tb ? main_loop<false, true>(acc, base, lt, nk, rows0) : main_loop<false, false>(acc, base, lt, nk, rows0);
-        if (nk > 0) consumer_release(base, lt * nk + nk - 1);
-        if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
-        if (kSplit > 1) {
-            // the other warpgroup's wgmmas may still read the stages the sums overwrite
-            named_sync(5, kConsumers * 128);
-            store_partial(acc, rows0, base, nk > 0);
-        }
-        else if (kTmaEpilogue && tma_stores_exactly(p, tn))
-            store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
-        else if (kTmaEpilogue)
-            store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
-        else if (boxes_inside(p, tm, tn, rows0))
-            store_tile_boxes(p, acc, tm, tn, rows0, wg, base, boxes, tmC);
-        else
-            store_tile(p, acc, tm, tn, rows0);
-    }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
-    if ((threadIdx.x & 127) == 0) bulk_wait();
+    if (p.ta)
+        p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
+    else
+        p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
+    if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
