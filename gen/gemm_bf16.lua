@@ -95,6 +95,15 @@ param("overlap", { "off", "on" }, { default = "off", when = function(c)
     and (c.c_ahead or "off") == "off" and (c.c_early == "off" or c.c_early == "late")
 end })
 
+-- stream_k: a persistent grid of one cluster per SM pair (every SM busy)
+-- where whole units leave some clusters idle through the last round: the
+-- units left after the whole rounds are shared out as a stream of k-tiles,
+-- a unit's pieces summed through scratch memory (tiles.cuh, streamk.cuh).
+-- 4096^3 in 128 x 256 tiles is 3.88 rounds of 66 clusters; 8192^3 15.5
+param("stream_k", { "off", "on" }, { default = "off", when = function(c)
+  return c.overlap == "on" and c.grid == "persistent"
+end })
+
 derive(function(c, dev)
   c.fault = c.fault or "none"
   if c.kind == "simt" then
@@ -145,6 +154,14 @@ launch(function(c, s, dev)
   if c.epilogue ~= "direct" then
     maps[3] = { buffer = "C", dims = { s.N, s.M }, strides = { s.ldc * 2 },
       box = { 64, c.epilogue == "tma" and c.wm or 64 }, swizzle = 128 }
+  end
+  if c.stream_k == "on" then
+    -- every cluster (units or not); a flag per CTA (whole 256-byte lines:
+    -- the prefix cleared at a launch), then a slot of rows x bn fp32 sums each
+    local ctas = dev.sms // c.cluster * c.cluster
+    local flags = ceil_div(ctas, 64) * 64 * 4
+    return { grid = { ctas }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+      tensor_maps = maps, scratch = flags + ctas * c.rows * c.bn * 4, scratch_zero = flags }
   end
   local ss = c.scratch_split or 1
   if ss > 1 then

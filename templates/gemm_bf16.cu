@@ -85,7 +85,10 @@ $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
                const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
                int ldb, float beta, $(ctype.C)* __restrict__ C, int ldc,
                const __grid_constant__ CUtensorMap tmA,
-//% if epilogue ~= "direct" then
+//% if epilogue ~= "direct" and (stream_k or "off") == "on" then
+               const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC,
+               float* __restrict__ scratch) {
+//% elseif epilogue ~= "direct" then
                const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
 //% elseif (scratch_split or 1) > 1 then
                const __grid_constant__ CUtensorMap tmB, float* __restrict__ scratch) {
@@ -94,7 +97,7 @@ $(kernel_name)(int transa, int transb, int M, int N, int K, float alpha,
 //% end
 #if defined(BARTUNE_HOPPER)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-//% if (scratch_split or 1) > 1 then
+//% if (scratch_split or 1) > 1 or (stream_k or "off") == "on" then
     Problem p = make_problem(transa, transb, M, N, K, alpha, beta, C, ldc);
     p.scratch = scratch;
 //% else

@@ -35,6 +35,7 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_ahead=box c_early=late c_lead=16"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -75,6 +76,11 @@ for kind in "${kinds[@]}"; do
         'cp\.async\.bulk\.wait_group\.read 0' ;;
     *epilogue=tma*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' ;;
+    esac
+    # stream-K: a piece's sums in scratch, a flag raised (exchange) and waited for (acquire)
+    case $kind in
+    *stream_k=on*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.exch\.b32' 'ld\.acquire\.gpu\.global\.u32' 'ld\.global\.cg\.v4\.f32' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'ld\.acquire\.gpu' ;;
     esac
     # split-K through scratch: a counter per tile, the slices' sums read from L2
     case $kind in

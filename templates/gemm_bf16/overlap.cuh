@@ -8,6 +8,9 @@
 // store_tile_boxes sends them. Tiles at C's edges take store_tile after the
 // main loop, as in the other kinds.
 constexpr int kPairs = kMsub * kBBoxes * 2 * 8;  // a thread's bf16 pairs of a tile
+//% if (stream_k or "off") == "on" then
+//% include("gemm_bf16/streamk.cuh")
+//% end
 
 // One k-tile's wgmmas on stage it (scale_d = 0 on the tile's first: the
 // accumulators are written, not read), committed as one group.
@@ -186,25 +189,56 @@ __device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, u
                                               const CUtensorMap* tmC) {
     uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
     const int rows0 = wg * kWM;
+//% if (stream_k or "off") == "on" then
+    if (p.ktiles == 0) return;  // K = 0: the header's plain kernel scales C
+//% else
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     if (nk == 0) return;  // K = 0: the header's plain kernel scales C
+//% end
     uint32_t out[kPairs];  // the last tile's packed pairs, not yet written
     int last_tm = -1, last_tn = 0;  // that tile (-1: none)
     bool last_inside = false;
+//% if (stream_k or "off") == "on" then
+    Work x;
+    for (int w = 0, it0 = 0; work_of(p, w, x); it0 += x.nk, ++w) {
+        const int u = x.u, nk = x.nk;
+        int tm, tn;
+        tile_of(p, u, rank, tm, tn);
+//% else
     for (int lt = 0;; ++lt) {
         const int u = unit_of(p, lt);
         if (u < 0) break;
         int tm, tn;
         tile_of(p, u, rank, tm, tn);
         const int it0 = lt * nk;
+//% end
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
         issue_ktile<TA, TB>(acc, base, it0, true, rows0);
         if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
         main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+//% if (stream_k or "off") == "on" then
+        if (x.kb0 + nk < p.ktiles) {  // the unit's last k-tiles are a higher cluster's: it stores the tile
+            wgmma_wait<0>();
+            consumer_release(base, it0 + nk - 1);
+            sk_put(p, acc);
+            last_tm = -1;
+            continue;
+        }
+//% end
         last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
+//% if (stream_k or "off") == "on" then
+        if (x.kb0 > 0) {  // the unit's first k-tiles, from lower clusters (then C: registers)
+            wgmma_wait<0>();
+            consumer_release(base, it0 + nk - 1);
+            sk_add(p, x, acc);
+            load_old(p, out, tm, tn, rows0, last_inside);
+            pack(p, acc, out);
+            continue;
+        }
+//% end
         load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
         wgmma_wait<0>();
         consumer_release(base, it0 + nk - 1);

@@ -42,15 +42,25 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+//% if (stream_k or "off") == "on" then
+    Work x;
+    for (int w = 0, it0 = 0; work_of(p, w, x); it0 += x.nk, ++w) {
+        const int u = x.u, kb0 = x.kb0, nk = x.nk;
+//% else
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
         const int u = unit_of(p, lt);
         if (u < 0) break;
+//% end
         int tm, tn;
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
+//% if (stream_k or "off") == "on" then
+            const int it = it0 + kb, s = stage_of(it);
+//% else
             const int it = lt * nk + kb, s = stage_of(it);
+//% end
 //% if fault == "read_twice" then
             const int k0 = (kb0 + (kb == 1 ? 0 : kb)) * kBK;  // fault: k-tile 1 is k-tile 0 again
 //% else
@@ -62,7 +72,11 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
-//% if c_early == "late" then
+//% if c_early == "late" and (stream_k or "off") == "on" then
+            // only a piece that stores its tile (the unit's last k-tiles) asks for C
+            if (loads_a && kb0 + nk == p.ktiles && kb == (nk > kLateK ? nk - kLateK : 0))
+                prefetch_c_boxes(p, tmC, tm, tn);
+//% elseif c_early == "late" then
             if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
 //% end
             if (!loads_b) continue;

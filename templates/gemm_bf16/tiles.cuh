@@ -11,7 +11,7 @@ struct Problem {
     $(ctype.C)* C;
     int ldc;
     bool vec_store;  // bf16x2 stores are aligned
-//% if (scratch_split or 1) > 1 then
+//% if (scratch_split or 1) > 1 or (stream_k or "off") == "on" then
     float* scratch;  // scratch_split: a counter per tile, then each tile's partial sums (roles.cuh)
 //% end
 };
@@ -59,6 +59,46 @@ __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, 
     tm = um * kCluster + (kCluster > 1 ? (int)rank : 0);
 }
 
+//% if (stream_k or "off") == "on" then
+// stream_k: after the rounds in which every cluster takes whole units
+// (cid, cid + clusters, ...), the units left over (fewer than the clusters)
+// go out as a stream of their T k-tiles: cluster c takes k-tiles [c T / C,
+// (c + 1) T / C), in pieces that end at unit ends, the last piece first. A
+// piece that holds its unit's last k-tile stores the tile, after adding the
+// partial sums of the lower clusters that hold the rest of it; any other
+// piece (at most one a cluster: the end of its range, so its first piece)
+// leaves its partial sums in scratch (streamk.cuh). So every cluster does
+// the same number of k-tiles, give or take one, where whole units would
+// leave some clusters idle through the last round.
+struct Work {
+    int u, kb0, nk;  // unit u's k-tiles kb0 .. kb0 + nk - 1
+};
+__device__ __forceinline__ void sk_range(const Problem& p, int c, long long& s, long long& e) {
+    const int clusters = gridDim.x / kClusterDims;
+    const long long t = (long long)(p.units % clusters) * p.ktiles;
+    s = t * c / clusters;
+    e = t * (c + 1) / clusters;
+}
+// This CTA's work item w (false past its last).
+__device__ __forceinline__ bool work_of(const Problem& p, int w, Work& x) {
+    const int cid = blockIdx.x / kClusterDims, clusters = gridDim.x / kClusterDims;
+    const int rounds = p.units / clusters;
+    if (w < rounds) {
+        x.u = cid + w * clusters, x.kb0 = 0, x.nk = p.ktiles;
+        return true;
+    }
+    long long s, e;
+    sk_range(p, cid, s, e);
+    const long long kt = p.ktiles;
+    if (e == s) return false;
+    const long long v = (e - 1) / kt - (w - rounds);  // the piece's unit among those left over
+    if (v < s / kt) return false;
+    const long long lo = max(s, v * kt), hi = min(e, (v + 1) * kt);
+    x.u = rounds * clusters + (int)v, x.kb0 = (int)(lo - v * kt), x.nk = (int)(hi - lo);
+    return true;
+}
+
+//% end
 // The k-tiles of a tile this CTA computes: all, or its share under split-K
 // (none where there are fewer k-tiles than CTAs sharing the tile).
 //% if (scratch_split or 1) > 1 then
