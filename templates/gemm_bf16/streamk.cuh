@@ -36,7 +36,8 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* a) {
     return v;
 }
 // The partial sums of unit x.u's k-tiles before x.kb0, added into acc: they
-// lie in the slots of the lower clusters whose ranges end inside the unit.
+// lie in the slots of the lower clusters whose ranges end inside the unit
+// (not empty ones: those raise no flag).
 __device__ __forceinline__ void sk_add(const Problem& p, const Work& x, float (&acc)[kMsub][kBN / 2]) {
     const int t = threadIdx.x, cid = blockIdx.x / kClusterDims, rank = blockIdx.x % kClusterDims;
     const int clusters = gridDim.x / kClusterDims;
@@ -46,6 +47,7 @@ __device__ __forceinline__ void sk_add(const Problem& p, const Work& x, float (&
         long long s, e;
         sk_range(p, c, s, e);
         if (e <= start) break;
+        if (e == s) continue;  // no k-tiles at all (fewer left over than clusters)
         const int cta = c * kClusterDims + rank;
         while (ld_acquire(sk_flags(p) + cta) == 0) {
         }
