@@ -13919,9 +13919,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v14
 
-// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: median 1.4283 ms (min 1.4252, max 1.4359),
-// measured 2026-12-02T10:13:34Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct 
+// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: median 1.4143 ms (min 1.4096, max 1.4202),
+// measured 2026-12-04T15:16:30Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -13933,7 +13933,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -14004,8 +14004,8 @@ constexpr int kCluster = 2;               // CTAs sharing B (multicast), along M
 constexpr int kSplit = 1;
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
-constexpr int kIssuers = 1;  // threads issuing copies
-constexpr int kProducerThreads = 32;
+constexpr int kIssuers = 2;  // threads issuing copies
+constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
 constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -14427,8 +14427,24 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // wgmmas (64 x kBN x 16 each, kMsub x 4 per k-tile), keeps one k-tile of
 // them in flight and frees the stage of the one before; then the epilogue
 // scales and stores its rows of the tile from registers.
+// c_early = late: the producer asks L2 for the tile's C, box by box (the
+// copy engine's prefetch, one instruction a 64 x 64 box), kLateK k-tiles
+// before its last, so the epilogue's loads hit L2 without holding the lines
+// there through the whole main loop, and the SMs' reads of C, which their
+// epilogues would make all at once, spread over the main loops.
+constexpr int kLateK = 8;
+__device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
+    if (p.beta == 0.f) return;
+    for (int i = 0; i < kBM / 64; ++i)
+        for (int j = 0; j < kBBoxes; ++j)
+            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                             reinterpret_cast<uint64_t>(tmC)),
+                         "r"(tn * kBN + j * 64), "r"(tm * kBM + i * 64)
+                         : "memory");
+}
 __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_t rank,
-                                        const CUtensorMap* tmA, const CUtensorMap* tmB) {
+                                        const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC) {
+    setmaxnreg_dec<40>();
     const int warp = (threadIdx.x - kConsumers * 128) / 32, lane = threadIdx.x & 31;
     if (lane != 0 || warp >= kIssuers) return;
     const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
@@ -14451,6 +14467,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+            if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
@@ -14473,7 +14490,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // latencies overlap (a load after a store to C could alias it and waits);
 // kBatch is what the registers beside the accumulators hold. Edge tiles go
 // element by element.
-constexpr int kBatch = 16;
+constexpr int kBatch = 32;
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
 __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* c, int col,
                                                const float* acc, int h) {
@@ -14598,6 +14615,62 @@ __device__ __forceinline__ void store_tile_edge(const Problem& p, float (&acc)[k
     store_tile(p, acc, tm, tn, rows0);
 }
 
+// The tma_store epilogue: a warpgroup's rows of the tile leave in boxes of
+// 64 x 64 through two 8 KiB buffers of shared memory, each stored by the copy
+// engine while the next box is written (and the last ones while the next
+// tile's main loop runs), so no consumer waits on global stores and the
+// stages keep their number (the tma epilogue's whole-tile buffers cost a
+// stage at 128 x 256). C's old values come from global memory into
+// registers, as in the direct epilogue. Tiles at C's edges go direct.
+__device__ __forceinline__ uint32_t box_buf(uint32_t base, int wg, uint32_t n) {
+    return stage_a(base, kStages) + (wg * 2 + (n & 1u)) * 8192;
+}
+__device__ __forceinline__ bool boxes_inside(const Problem& p, int tm, int tn, int rows0) {
+    return p.vec_store && (tn + 1) * kBN <= p.N && tm * kBM + rows0 + kWM <= p.M;
+}
+__device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[kMsub][kBN / 2], int tm,
+                                                 int tn, int rows0, int wg, uint32_t base, uint32_t& boxes,
+                                                 const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31;
+#pragma unroll
+    for (int ms = 0; ms < kMsub; ++ms)
+#pragma unroll
+        for (int b = 0; b < kBBoxes; ++b, ++boxes) {
+            // the store of two boxes ago has read this buffer (see below)
+            const uint32_t buf = box_buf(base, wg, boxes);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                // this thread's 8 pairs of row r of the box: their old values
+                // loaded at once, then each scaled into its 16-byte chunk j,
+                // which lies at chunk j ^ (r % 8) (r % 8 = lane / 4)
+                const int r = warp * 16 + lane / 4 + 8 * h;
+                const uint32_t* c2 = reinterpret_cast<const uint32_t*>(
+                    p.C + (long long)(tm * kBM + rows0 + ms * 64 + r) * p.ldc + tn * kBN + b * 64 + (lane & 3) * 2);
+                uint32_t old[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) old[j] = p.beta != 0.f ? c2[j * 4] : 0u;
+                const uint32_t row = buf + r * 128 + (lane & 3) * 4, swz = (uint32_t)(lane / 4) << 4;
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    const int a = 4 * (b * 8 + j) + 2 * h;
+                    const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&old[j]));
+                    const __nv_bfloat162 v = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                                   p.alpha * acc[ms][a + 1] + p.beta * o.y);
+                    st_shared(row + (((uint32_t)j << 4) ^ swz), *reinterpret_cast<const uint32_t*>(&v));
+                }
+            }
+            fence_async_smem();
+            // every store issued so far (the box before this one the newest)
+            // has read its buffer: after the barrier, the next box may write it
+            if (t == 0) bulk_wait_read();
+            named_sync(3 + wg, 128);
+            if (t == 0) {
+                tma_store(tmC, buf, tn * kBN + b * 64, tm * kBM + rows0 + ms * 64);
+                bulk_commit();
+            }
+        }
+}
+
 // Split-K: each CTA's sums as fp32 rows of kBN + 8 (fewer bank conflicts)
 // where its stages were (all consumed: one tile per CTA); then CTA r of the
 // cluster adds row slice r of every CTA's sums, read across the cluster, and
@@ -14664,71 +14737,229 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     }
 }
 
-// One tile's main loop in the layouts' shared-memory forms: A K-major (rows
-// of 128 bytes) or M-major (TA: boxes of 64 rows of M, k-rows of 128 bytes),
-// B N-major (boxes of 64 columns) or K-major (TB: rows of 128 bytes); one
-// instantiation each, so no branch comes between a tile's wgmmas.
+// overlap = on (cooperative, tma_store, setmaxnreg): a tile's epilogue runs
+// around the next tile's first k-tile rather than between the two main
+// loops, where the tensor cores would idle. C's old values of this thread's
+// pairs are loaded while the tile's last k-tile is on the tensor cores; the
+// results are packed (alpha acc + beta old, as bf16 pairs: 64 registers at
+// 128 x 256), which frees the accumulators; the next tile's first k-tile is
+// issued; then the packed pairs go out through the two box buffers as
+// store_tile_boxes sends them. Tiles at C's edges take store_tile after the
+// main loop, as in the other kinds.
+constexpr int kPairs = kMsub * kBBoxes * 2 * 8;  // a thread's bf16 pairs of a tile
+
+// One k-tile's wgmmas on stage it (scale_d = 0 on the tile's first: the
+// accumulators are written, not read), committed as one group.
 template <bool TA, bool TB>
-__device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t base, int lt,
-                                          int nk, int rows0) {
-    for (int kb = 0; kb < nk; ++kb) {
-        const int it = lt * nk + kb, s = stage_of(it);
-        consumer_wait(base, it);
-        wgmma_fence();
+__device__ __forceinline__ void issue_ktile(float (&acc)[kMsub][kBN / 2], uint32_t base, int it, bool first,
+                                            int rows0) {
+    const int s = stage_of(it);
+    consumer_wait(base, it);
+    wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
-            const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
-                                   : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+        const uint64_t db = TB ? smem_desc(stage_b(base, s) + kk * 32, 16, 1024)
+                               : smem_desc(stage_b(base, s) + kk * 2048, 8192, 1024);
 #pragma unroll
-            for (int ms = 0; ms < kMsub; ++ms) {
-                const int row = rows0 + ms * 64;
-                const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
-                                       : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
-                wgmma_tile<TA, TB>(acc[ms], da, db, kb > 0 || kk > 0);
-            }
+        for (int ms = 0; ms < kMsub; ++ms) {
+            const int row = rows0 + ms * 64;
+            const uint64_t da = TA ? smem_desc(stage_a(base, s) + (row / 64) * 8192 + kk * 2048, 8192, 1024)
+                                   : smem_desc(stage_a(base, s) + row * 128 + kk * 32, 16, 1024);
+            wgmma_tile<TA, TB>(acc[ms], da, db, !first || kk > 0);
         }
-        wgmma_commit();
-        wgmma_wait<1>();
-        if (kb > 0) consumer_release(base, it - 1);
     }
-    wgmma_wait<0>();
+    wgmma_commit();
 }
 
-__device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
-                                        const CUtensorMap* tmC) {
-    uint32_t order_phase = 0, c_phase = 0;
-    const int rows0 = kPingpong ? 0 : wg * kWM;
+// k-tiles kb0 .. nk - 1 of the tile whose first stage is it0, one group in
+// flight; the last k-tile's group is left in flight (the caller waits).
+template <bool TA, bool TB>
+__device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uint32_t base, int it0, int kb0,
+                                               int nk, int rows0) {
+    for (int kb = kb0; kb < nk; ++kb) {
+        issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
+        wgmma_wait<1>();
+        if (kb > 0) consumer_release(base, it0 + kb - 1);
+    }
+}
+
+// Thread 0's part of a box's store as predicated instructions, not a branch:
+// while the next tile's wgmmas are in flight, a branch on the thread would
+// make ptxas wait for them first (C7518).
+__device__ __forceinline__ void box_store_t0(bool t0, const CUtensorMap* map, uint32_t src, int x, int y) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t"
+        "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%1, {%2, %3}], [%4];\n\t"
+        "@p cp.async.bulk.commit_group;\n\t}" ::"r"((int)t0),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(src)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_wait_read_t0(bool t0) {
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %0, 0;\n\t@p cp.async.bulk.wait_group.read 0;\n\t}" ::"r"(
+                     (int)t0)
+                 : "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+    const __nv_bfloat162 v(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+}
+// This thread's pair ((i * 2 + h) * 8 + j) of a tile lies in box i (ms = i
+// / kBBoxes, b = i % kBBoxes) at row r, columns c and c + 1 of C.
+__device__ __forceinline__ void pair_at(int tm, int tn, int rows0, int i, int h, int j, int& r, int& c) {
+    const int t = threadIdx.x & 127;
+    r = tm * kBM + rows0 + (i / kBBoxes) * 64 + (t / 32) * 16 + (t & 31) / 4 + 8 * h;
+    c = tn * kBN + (i % kBBoxes) * 64 + j * 8 + (t & 3) * 2;
+}
+// C's old values at this thread's pairs (zero where beta is 0): pairs at
+// once inside C, element by element in tiles at its edges.
+__device__ __forceinline__ void load_old(const Problem& p, uint32_t (&out)[kPairs], int tm, int tn, int rows0,
+                                         bool inside) {
+    int r, c;
+    if (p.beta == 0.f) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) out[q] = 0u;
+    } else if (inside) {
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            out[q] = *reinterpret_cast<const uint32_t*>(p.C + (long long)r * p.ldc + c);
+        }
+    } else {
+        const __nv_bfloat16 z = __float2bfloat16_rn(0.f);
+#pragma unroll
+        for (int q = 0; q < kPairs; ++q) {
+            pair_at(tm, tn, rows0, q / 16, q / 8 % 2, q % 8, r, c);
+            const __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+            out[q] = pack_bf16(r < p.M && c < p.N ? e[0] : z, r < p.M && c + 1 < p.N ? e[1] : z);
+        }
+    }
+}
+// alpha acc + beta old into `out` (which held the old values), as bf16 pairs.
+__device__ __forceinline__ void pack(const Problem& p, const float (&acc)[kMsub][kBN / 2], uint32_t (&out)[kPairs]) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int ms = i / kBBoxes, b = i % kBBoxes, a = 4 * (b * 8 + j) + 2 * h;
+                uint32_t& q = out[(i * 2 + h) * 8 + j];
+                const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&q));
+                const __nv_bfloat162 v = __floats2bfloat162_rn(p.alpha * acc[ms][a] + p.beta * o.x,
+                                                               p.alpha * acc[ms][a + 1] + p.beta * o.y);
+                q = *reinterpret_cast<const uint32_t*>(&v);
+            }
+}
+// Four 8 x 8 matrices of bf16 from this thread's pairs into shared memory
+// (stmatrix: lane l gives the address of row l % 8 of matrix l / 8; each
+// thread's register k holds its pair of matrix k, in wgmma's D layout).
+__device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
+                 : "memory");
+}
+// The packed pairs out through the two box buffers (store_tile_boxes' order
+// of fences, barriers and stores), with no branch on the thread. Box row r's
+// 16-byte chunk c lies at chunk c ^ (r % 8) (the copy engine's 128-byte
+// swizzle); stmatrix k of a box writes chunks 2k and 2k + 1 of the warp's
+// 16 rows, lane l the row 8 (m % 2) + l % 8 of matrix m = l / 8.
+__device__ __forceinline__ void write_boxes(const uint32_t (&out)[kPairs], int tm, int tn, int rows0, int wg,
+                                            uint32_t base, uint32_t& boxes, const CUtensorMap* tmC) {
+    const int t = threadIdx.x & 127, warp = t / 32, lane = t & 31, m = lane / 8, rr = lane & 7;
+    const uint32_t row = (uint32_t)(warp * 16 + 8 * (m & 1) + rr) * 128;
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i, ++boxes) {
+        const uint32_t at = box_buf(base, wg, boxes) + row;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const uint32_t* q = out + i * 16 + 2 * k;  // pairs (i * 2 + h) * 8 + j
+            stmatrix4(at + ((uint32_t)((2 * k + (m >> 1)) ^ rr) << 4), q[0], q[8], q[1], q[9]);
+        }
+        fence_async_smem();
+        bulk_wait_read_t0(t == 0);
+        named_sync(3 + wg, 128);
+        box_store_t0(t == 0, tmC, box_buf(base, wg, boxes), tn * kBN + (i % kBBoxes) * 64,
+                     tm * kBM + rows0 + (i / kBBoxes) * 64);
+    }
+}
+
+// The packed pairs of a tile at C's edges, element by element inside C.
+__device__ __forceinline__ void write_edge(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           int rows0) {
+#pragma unroll
+    for (int i = 0; i < kMsub * kBBoxes; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                int r, c;
+                pair_at(tm, tn, rows0, i, h, j, r, c);
+                if (r >= p.M) continue;
+                const __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162*>(&out[(i * 2 + h) * 8 + j]);
+                __nv_bfloat16* e = p.C + (long long)r * p.ldc + c;
+                if (c < p.N) e[0] = v.x;
+                if (c + 1 < p.N) e[1] = v.y;
+            }
+}
+// Whether every box of the tile (both warpgroups' rows) lies inside C: the
+// same for all of the CTA's threads, so the branch on it is uniform.
+__device__ __forceinline__ bool tile_inside(const Problem& p, int tm, int tn) {
+    return p.vec_store && (tn + 1) * kBN <= p.N && (tm + 1) * kBM <= p.M;
+}
+__device__ __forceinline__ void write_tile(const Problem& p, const uint32_t (&out)[kPairs], int tm, int tn,
+                                           bool inside, int rows0, int wg, uint32_t base, uint32_t& boxes,
+                                           const CUtensorMap* tmC) {
+    if (inside)
+        write_boxes(out, tm, tn, rows0, wg, base, boxes, tmC);
+    else
+        write_edge(p, out, tm, tn, rows0);
+}
+
+// The CTA's tiles in one layout's instantiation. Each tile's first k-tile
+// is issued before the last tile's boxes are written; the group in flight
+// then crosses only uniform branches, never the loop's back edge (where
+// ptxas would serialise every wgmma: C7511).
+template <bool TA, bool TB>
+__device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, uint32_t rank, int wg,
+                                              const CUtensorMap* tmC) {
+    uint32_t boxes = 0;  // boxes this warpgroup stored: which buffer is next
+    const int rows0 = wg * kWM;
     int kb0, nk;
     k_range(p, rank, kb0, nk);
-    for (int lt = kPingpong ? wg : 0;; lt += kPingpong ? 2 : 1) {
+    if (nk == 0) return;  // K = 0: the header's plain kernel scales C
+    uint32_t out[kPairs];  // the last tile's packed pairs, not yet written
+    int last_tm = -1, last_tn = 0;  // that tile (-1: none)
+    bool last_inside = false;
+    for (int lt = 0;; ++lt) {
         const int u = unit_of(p, lt);
         if (u < 0) break;
         int tm, tn;
         tile_of(p, u, rank, tm, tn);
-        load_c(p, base, wg, tm, tn, rows0, tmC);
-        if (kPingpong && (wg == 1 || lt > 0)) order_wait(base, wg, order_phase);
+        const int it0 = lt * nk;
         // written first by the wgmmas of k-tile 0 (scale_d = 0): zeroing them
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
-        if (p.ta)
-            p.tb ? main_loop<true, true>(acc, base, lt, nk, rows0) : main_loop<true, false>(acc, base, lt, nk, rows0);
-        else
-            p.tb ? main_loop<false, true>(acc, base, lt, nk, rows0) : main_loop<false, false>(acc, base, lt, nk, rows0);
-        if (nk > 0) consumer_release(base, lt * nk + nk - 1);
-        if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);
-        if (kSplit > 1) {
-            // the other warpgroup's wgmmas may still read the stages the sums overwrite
-            named_sync(5, kConsumers * 128);
-            store_partial(acc, rows0, base, nk > 0);
-        }
-        else if (kTmaEpilogue && tma_stores_exactly(p, tn))
-            store_tile_tma(p, acc, tm, tn, rows0, wg, base, c_phase, tmC);
-        else if (kTmaEpilogue)
-            store_tile_edge(p, acc, tm, tn, rows0, wg, base, c_phase);
-        else
-            store_tile(p, acc, tm, tn, rows0);
+        issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
+        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
+        load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
+        wgmma_wait<0>();
+        consumer_release(base, it0 + nk - 1);
+        pack(p, acc, out);
     }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+    if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
+}
+
+__device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
+                                        const CUtensorMap* tmC) {
+    setmaxnreg_inc<232>();
+    if (p.ta)
+        p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
+    else
+        p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
+    if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -14746,7 +14977,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         __syncthreads();
     const int wg = threadIdx.x / 128;
     if (wg >= kConsumers)
-        produce(p, base, rank, tmA, tmB);
+        produce(p, base, rank, tmA, tmB, tmC);
     else
         consume(p, base, rank, wg, tmC);
     if (kSplit > 1) {
@@ -14768,11 +14999,11 @@ bt_kernel(int transa, int transb, int M, int N, int K, float alpha,
                const __nv_bfloat16* __restrict__ A, int lda, const __nv_bfloat16* __restrict__ B,
                int ldb, float beta, __nv_bfloat16* __restrict__ C, int ldc,
                const __grid_constant__ CUtensorMap tmA,
-               const __grid_constant__ CUtensorMap tmB) {
+               const __grid_constant__ CUtensorMap tmB, const __grid_constant__ CUtensorMap tmC) {
 #if defined(BARTUNE_HOPPER)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const Problem p = make_problem(transa, transb, M, N, K, alpha, beta, C, ldc);
-    run_roles(p, smem_raw, &tmA, &tmB, nullptr);
+    run_roles(p, smem_raw, &tmA, &tmB, &tmC);
 #else
     __trap();  // not built for sm_90a: the header's run() never launches this
 #endif
@@ -14815,10 +15046,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     const long long bt_grid_x = (((bt_min((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 2LL) * bt_ceil_div(bt_s_N, 256LL)), (bt_sms / 2LL)) * 2LL) * 1LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 288LL;
+    const long long bt_block_x = 384LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 198656LL;
+    const long long bt_smem = 231424LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     CUtensorMap bt_map0;
     {
@@ -14834,6 +15065,14 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
         const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_ldb * 2LL))};
         const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)64LL};
         bt_e = bt_encode_map(&bt_map1, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, B, 2u, bt_dims, bt_strides, bt_box, 128);
+        if (bt_e != cudaSuccess) return bt_e;
+    }
+    CUtensorMap bt_map2;
+    {
+        const cuuint64_t bt_dims[] = {(cuuint64_t)(bt_s_N), (cuuint64_t)(bt_s_M)};
+        const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_ldc * 2LL))};
+        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)64LL};
+        bt_e = bt_encode_map(&bt_map2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, C, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
@@ -14854,7 +15093,7 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_args[] = {(void *)&transa, (void *)&transb, (void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1};
+    void *bt_args[] = {(void *)&transa, (void *)&transb, (void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_map1, (void *)&bt_map2};
     return cudaLaunchKernel((const void *)bt_kernel,
         dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
         dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
