@@ -12,6 +12,8 @@ constexpr int kPairs = kMsub * kBBoxes * 2 * 8;  // a thread's bf16 pairs of a t
 //% include("gemm_bf16/streamk.cuh")
 //% end
 
+//% -- issue_ktile repeats a k-tile of roles.cuh's main_loop: one piece for both would change
+//% -- every other variant's source and stale its records (a template comment: not rendered)
 // One k-tile's wgmmas on stage it (scale_d = 0 on the tile's first: the
 // accumulators are written, not read), committed as one group.
 template <bool TA, bool TB>
