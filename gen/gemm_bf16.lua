@@ -56,8 +56,15 @@ end })
 -- split-K through scratch memory: `scratch_split` CTAs a tile (a grid row
 -- each), any of them resident at any time, each over a share of K, writing
 -- its fp32 sums to scratch; the last to finish adds them in order and stores.
--- More CTAs than a cluster holds (the tall-K shape has 4 tiles of 128 x 128)
-param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = function(c) return splits_k(c) and c.split == 1 end })
+-- More CTAs than a cluster holds (the tall-K shape has 4 tiles of 128 x 128),
+-- and the cluster stays free for B's multicast (CTAs along M sharing B: at
+-- 256 x 256 x 16384 the 64 CTAs of split_one = 8 read 48 MB from L2 for
+-- 16 MB of A and B), one consumer warpgroup or two
+local scratch_splits_k = function(c)
+  return hopper(c) and c.schedule ~= "pingpong" and c.grid == "tile" and c.epilogue == "direct"
+    and (c.split or 1) == 1 and (c.split_one or 1) == 1
+end
+param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = scratch_splits_k })
 
 -- The direct and tma_store epilogues' old values of C, when beta != 0:
 -- loaded after the main loop (off), asked of L2 as each tile's main loop
@@ -167,9 +174,10 @@ launch(function(c, s, dev)
   if ss > 1 then
     -- a counter per tile (whole 256-byte lines: the prefix cleared at a
     -- launch), then each tile's ss partial tiles of fp32 sums
-    local counters = ceil_div(blocks, 64) * 64 * 4
-    return { grid = { blocks, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
-      tensor_maps = maps, scratch = counters + blocks * ss * c.rows * c.bn * 4, scratch_zero = counters }
+    local ctas = blocks * c.cluster
+    local counters = ceil_div(ctas, 64) * 64 * 4
+    return { grid = { ctas, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+      tensor_maps = maps, scratch = counters + ctas * ss * c.rows * c.bn * 4, scratch_zero = counters }
   end
   return { grid = { blocks * c.cluster * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
     min_cc = 90, tensor_maps = maps }
