@@ -96,8 +96,9 @@ end })
 -- values loaded under the last k-tile, results packed into bf16 pairs, the
 -- next k-tile issued, then the boxes written), so the tensor cores do not
 -- idle through it (templates/gemm_bf16/overlap.cuh). Cooperative tma_store
--- kinds with setmaxnreg's registers (accumulators and packed pairs at once)
-param("overlap", { "off", "on" }, { default = "off", when = function(c)
+-- kinds with setmaxnreg's registers (accumulators and packed pairs at once).
+-- two: the next tile's first two k-tiles issued before the boxes are written
+param("overlap", { "off", "on", "two" }, { default = "off", when = function(c)
   return hopper(c) and c.epilogue == "tma_store" and c.regs == "setmaxnreg" and c.schedule == "cooperative"
     and (c.c_ahead or "off") == "off" and (c.c_early == "off" or c.c_early == "late")
 end })

@@ -37,6 +37,7 @@ kinds=(
     "consumers=1 producer=warp cluster=2 grid=tile epilogue=direct scratch_split=8"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=off overlap=two"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -71,7 +72,7 @@ for kind in "${kinds[@]}"; do
     *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
     esac
     case $kind in
-    *overlap=on*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' \
+    *overlap=on* | *overlap=two*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' \
         'cp\.async\.bulk\.wait_group\.read 0' 'stmatrix\.sync\.aligned\.m8n8\.x4' ;;
     *epilogue=tma_store*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' \
         'cp\.async\.bulk\.wait_group\.read 0' ;;

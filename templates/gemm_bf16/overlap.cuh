@@ -45,6 +45,9 @@ __device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uin
     for (int kb = kb0; kb < nk; ++kb) {
         issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
         wgmma_wait<1>();
+//% if overlap == "two" then
+        if (kb == 2 && kb0 == 2) consumer_release(base, it0);  // k-tile 0, issued with k-tile 1 before the loop
+//% end
         if (kb > 0) consumer_release(base, it0 + kb - 1);
     }
 }
@@ -219,8 +222,17 @@ __device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, u
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
         issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+//% if overlap == "two" then
+        // overlap = two: k-tile 1 too, so the tensor cores have two k-tiles
+        // of work while the last tile's boxes are written
+        const int ahead = nk > 1 ? 2 : 1;
+        if (ahead == 2) issue_ktile<TA, TB>(acc, base, it0 + 1, false, rows0);
+        if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
+        main_loop_from<TA, TB>(acc, base, it0, ahead, nk, rows0);
+//% else
         if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
         main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+//% end
 //% if (stream_k or "off") == "on" then
         if (x.kb0 + nk < p.ktiles) {  // the unit's last k-tiles are a higher cluster's: it stores the tile
             wgmma_wait<0>();
@@ -243,6 +255,9 @@ __device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, u
 //% end
         load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
         wgmma_wait<0>();
+//% if overlap == "two" then
+        if (nk == 2) consumer_release(base, it0);  // the loop did not run: k-tile 0 is still held
+//% end
         consumer_release(base, it0 + nk - 1);
         pack(p, acc, out);
     }

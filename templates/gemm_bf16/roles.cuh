@@ -507,7 +507,7 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     }
 }
 
-//% if (overlap or "off") == "on" then
+//% if (overlap or "off") ~= "off" then
 //% include("gemm_bf16/overlap.cuh")
 //% else
 // One tile's main loop in the layouts' shared-memory forms: A K-major (rows
