@@ -103,7 +103,7 @@ param("overlap", { "off", "on", "two" }, { default = "off", when = function(c)
     and (c.c_ahead or "off") == "off" and (c.c_early == "off" or c.c_early == "late")
 end })
 
--- stream_k: a persistent grid of one cluster per SM pair (every SM busy)
+-- stream_k: a persistent grid over every SM (as many clusters as fit)
 -- where whole units leave some clusters idle through the last round: the
 -- units left after the whole rounds are shared out as a stream of k-tiles,
 -- a unit's pieces summed through scratch memory (tiles.cuh, streamk.cuh).
