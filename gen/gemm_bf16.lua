@@ -56,14 +56,12 @@ end })
 -- split-K through scratch memory: `scratch_split` CTAs a tile (a grid row
 -- each), any of them resident at any time, each over a share of K, writing
 -- its fp32 sums to scratch; the last to finish adds them in order and stores.
--- More CTAs than a cluster holds (the tall-K shape has 4 tiles of 128 x 128),
--- and the cluster stays free for B's multicast (CTAs along M sharing B: at
--- 256 x 256 x 16384 the 64 CTAs of split_one = 8 read 48 MB from L2 for
--- 16 MB of A and B), one consumer warpgroup or two
-local scratch_splits_k = function(c)
-  return hopper(c) and c.schedule ~= "pingpong" and c.grid == "tile" and c.epilogue == "direct"
-    and (c.split or 1) == 1 and (c.split_one or 1) == 1
-end
+-- More CTAs than a cluster holds (the tall-K shape has 4 tiles of 128 x 128).
+-- (One consumer warpgroup and clusters, B multicast along M beside it, were
+-- measured and lost: 256 x 256 x 16384 0.0198-0.0253 ms against split_one =
+-- 8's 0.0142, 1024^3 0.0234 against 0.0098; the last CTA of a tile sums
+-- the slices alone. NOTES.md 2026-12-04, twentieth.)
+local scratch_splits_k = function(c) return splits_k(c) and c.split == 1 end
 param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = scratch_splits_k })
 
 -- The direct and tma_store epilogues' old values of C, when beta != 0:
@@ -218,6 +216,10 @@ constraint("c_early = regs: the direct epilogue (tma_store's boxes load C's old 
 end)
 constraint("c_early = late: the tma_store epilogue (its tensor map of C is what the producer prefetches)", function(c)
   return not hopper(c) or c.c_early ~= "late" or c.epilogue == "tma_store"
+end)
+-- (Found by a run: at two stages every overlap = two variant hung at 2048^3.)
+constraint("overlap = two holds k-tiles 0 and 1 before it waits for k-tile 2: three stages or more", function(c)
+  return (c.overlap or "off") ~= "two" or c.stages >= 3
 end)
 constraint("two warpgroups of 128 accumulators each need setmaxnreg's registers (or a one-warp producer)", function(c)
   return not two(c) or c.acc_regs < 128 or c.regs == "setmaxnreg" or c.producer == "warp"

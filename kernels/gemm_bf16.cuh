@@ -215,7 +215,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
 
 // The variants' names, as bartune_gemm_bf16_variant gives them.
 static const char *const bt_names[] = {
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on ",
+    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=direct ",
@@ -223,7 +223,7 @@ static const char *const bt_names[] = {
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=4096 ldc=128 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store ",
     "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=256 ldc=4096 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=4 cluster=1 grid=tile raster=row epilogue=direct split_one=8 ",
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on ",
+    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two ",
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box ",
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",

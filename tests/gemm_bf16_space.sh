@@ -34,7 +34,6 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_ahead=tile c_early=l2"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_ahead=box c_early=late c_lead=16"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
-    "consumers=1 producer=warp cluster=2 grid=tile epilogue=direct scratch_split=8"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=off overlap=two"

@@ -172,9 +172,9 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 }  // namespace bartune_scratch
 #endif
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1895 ms (min 0.1881, max 0.1911),
-// measured 2026-12-04T14:50:40Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1865 ms (min 0.1857, max 0.1897),
+// measured 2026-12-04T17:15:26Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -186,7 +186,7 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -1175,6 +1175,7 @@ __device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uin
     for (int kb = kb0; kb < nk; ++kb) {
         issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
         wgmma_wait<1>();
+        if (kb == 2 && kb0 == 2) consumer_release(base, it0);  // k-tile 0, issued with k-tile 1 before the loop
         if (kb > 0) consumer_release(base, it0 + kb - 1);
     }
 }
@@ -1337,11 +1338,16 @@ __device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, u
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
         issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        // overlap = two: k-tile 1 too, so the tensor cores have two k-tiles
+        // of work while the last tile's boxes are written
+        const int ahead = nk > 1 ? 2 : 1;
+        if (ahead == 2) issue_ktile<TA, TB>(acc, base, it0 + 1, false, rows0);
         if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
-        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        main_loop_from<TA, TB>(acc, base, it0, ahead, nk, rows0);
         last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
         load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
         wgmma_wait<0>();
+        if (nk == 2) consumer_release(base, it0);  // the loop did not run: k-tile 0 is still held
         consumer_release(base, it0 + nk - 1);
         pack(p, acc, out);
     }
@@ -8026,9 +8032,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v8
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1874 ms (min 0.1864, max 0.1888),
-// measured 2026-12-04T14:50:59Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1859 ms (min 0.1846, max 0.1877),
+// measured 2026-12-04T17:14:40Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -8040,7 +8046,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -8539,7 +8545,7 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // before its last, so the epilogue's loads hit L2 without holding the lines
 // there through the whole main loop, and the SMs' reads of C, which their
 // epilogues would make all at once, spread over the main loops.
-constexpr int kLateK = 4;
+constexpr int kLateK = 8;
 __device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
     if (p.beta == 0.f) return;
     for (int i = 0; i < kBM / 64; ++i)
@@ -8886,6 +8892,7 @@ __device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uin
     for (int kb = kb0; kb < nk; ++kb) {
         issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
         wgmma_wait<1>();
+        if (kb == 2 && kb0 == 2) consumer_release(base, it0);  // k-tile 0, issued with k-tile 1 before the loop
         if (kb > 0) consumer_release(base, it0 + kb - 1);
     }
 }
@@ -9048,11 +9055,16 @@ __device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, u
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
         issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        // overlap = two: k-tile 1 too, so the tensor cores have two k-tiles
+        // of work while the last tile's boxes are written
+        const int ahead = nk > 1 ? 2 : 1;
+        if (ahead == 2) issue_ktile<TA, TB>(acc, base, it0 + 1, false, rows0);
         if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
-        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        main_loop_from<TA, TB>(acc, base, it0, ahead, nk, rows0);
         last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
         load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
         wgmma_wait<0>();
+        if (nk == 2) consumer_release(base, it0);  // the loop did not run: k-tile 0 is still held
         consumer_release(base, it0 + nk - 1);
         pack(p, acc, out);
     }
