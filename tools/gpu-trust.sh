@@ -211,11 +211,12 @@ for line in sys.stdin:
           statuses results/*/gemm_bf16.jsonl
           $b emit gen/gemm_bf16.lua 2>&1 | tail -3; pack_results ;;
     twins) # every variant of each gemm_bf16 selection of GEMM_TWINS ("MxNxK[:ta,tb]|k=v...;...")
-          # measured again side by side in one process (--retime; no search: twins on one card); emit
+          # measured again side by side in one process (--retime; no search: twins on one card); emit.
+          # TWIN_TIMEOUT (300 s) each: 8192^3's CPU reference alone takes ~130 s
           IFS=';' read -r -a sels <<<"${GEMM_TWINS:?MxNxK|k=v...;...}"
           for r in "${sels[@]}"; do
               # shellcheck disable=SC2046,SC2086 # the sizes and the selection's k=v are words
-              timeout "${TWIN_TIMEOUT:-200}" $b run gen/gemm_bf16.lua ${r#*|} $(gemm_sizes "${r%%|*}") --retime \
+              timeout "${TWIN_TIMEOUT:-300}" $b run gen/gemm_bf16.lua ${r#*|} $(gemm_sizes "${r%%|*}") --retime \
                   --timeout 5 --no-emit >"$out/twins.tmp" 2>&1
               echo "$r rc=$? ($(date +%T))"
               cat "$out/twins.tmp" >>"$out/twins.log"
