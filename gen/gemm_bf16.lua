@@ -110,6 +110,14 @@ param("stream_k", { "off", "on" }, { default = "off", when = function(c)
   return c.overlap == "on" and c.grid == "persistent"
 end })
 
+-- inflight: wgmma groups a consumer leaves in flight in its main loop before
+-- it waits (1: the last k-tile's, as CUTLASS's sm90 mainloops; 2: the last
+-- two, a stage held longer so a late full barrier stalls the tensor cores
+-- less). Cooperative kinds outside overlap (its loop is overlap.cuh's).
+param("inflight", { 1, 2 }, { default = 1, when = function(c)
+  return hopper(c) and c.schedule == "cooperative" and (c.overlap or "off") == "off"
+end })
+
 derive(function(c, dev)
   c.fault = c.fault or "none"
   if c.kind == "simt" then
@@ -218,6 +226,9 @@ constraint("c_early = late: the tma_store epilogue (its tensor map of C is what 
   return not hopper(c) or c.c_early ~= "late" or c.epilogue == "tma_store"
 end)
 -- (Found by a run: at two stages every overlap = two variant hung at 2048^3.)
+constraint("inflight = 2 holds two stages while it waits for a third: three stages or more", function(c)
+  return (c.inflight or 1) == 1 or c.stages >= 3
+end)
 constraint("overlap = two holds k-tiles 0 and 1 before it waits for k-tile 2: three stages or more", function(c)
   return (c.overlap or "off") ~= "two" or c.stages >= 3
 end)

@@ -36,6 +36,7 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late inflight=2"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=off overlap=two"
 )
 i=0
@@ -82,6 +83,11 @@ for kind in "${kinds[@]}"; do
     case $kind in
     *stream_k=on*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.exch\.b32' 'ld\.acquire\.gpu\.global\.u32' 'ld\.global\.cg\.v4\.f32' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'ld\.acquire\.gpu' ;;
+    esac
+    # inflight = 2: the main loop waits with two wgmma groups still in flight
+    case $kind in
+    *inflight=2*) check "$sel" "$tmp/$i.ptx" 'wgmma\.wait_group\.sync\.aligned 2' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'wgmma\.wait_group\.sync\.aligned 2' ;;
     esac
     # split-K through scratch: a counter per tile, the slices' sums read from L2
     case $kind in

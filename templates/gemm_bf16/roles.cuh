@@ -539,10 +539,18 @@ __device__ __forceinline__ void main_loop(float (&acc)[kMsub][kBN / 2], uint32_t
             }
         }
         wgmma_commit();
+//% if (inflight or 1) == 2 then
+        wgmma_wait<2>();  // inflight = 2: k-tiles kb - 1 and kb stay on the tensor cores
+        if (kb > 1) consumer_release(base, it - 2);
+//% else
         wgmma_wait<1>();
         if (kb > 0) consumer_release(base, it - 1);
+//% end
     }
     wgmma_wait<0>();
+//% if (inflight or 1) == 2 then
+    if (nk > 1) consumer_release(base, lt * nk + nk - 2);  // the caller releases the last
+//% end
 }
 
 __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_t rank, int wg,
