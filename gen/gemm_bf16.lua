@@ -118,6 +118,19 @@ param("inflight", { 1, 2 }, { default = 1, when = function(c)
   return hopper(c) and c.schedule == "cooperative" and (c.overlap or "off") == "off"
 end })
 
+-- cluster_n: CTAs along N sharing A (multicast) beside those along M sharing
+-- B (cluster): a unit of cluster x cluster_n tiles, each CTA loading 1 /
+-- cluster_n of A's rows and 1 / cluster of B's boxes, so each operand's L2
+-- reads are divided (at 4096^3 the 128 x 256 tiles read ~1 GB from L2 in
+-- 188 us, about its bandwidth). Where that traffic is: the persistent
+-- cooperative kinds of two warpgroups, clusters of 2 or 4 in all (a pruning
+-- choice, so the space stays within what bartune expands); not with
+-- split-K, stream_k or inflight = 2.
+param("cluster_n", { 1, 2 }, { default = 1, when = function(c)
+  return two(c) and c.schedule == "cooperative" and c.grid == "persistent" and c.cluster <= 2
+    and (c.stream_k or "off") == "off" and (c.inflight or 1) == 1
+end })
+
 derive(function(c, dev)
   c.fault = c.fault or "none"
   if c.kind == "simt" then
@@ -126,6 +139,7 @@ derive(function(c, dev)
   end
   c.schedule = c.schedule or "cooperative"
   c.split = c.split or c.split_one or 1
+  c.cluster_n = c.cluster_n or 1
   c.regs = c.regs or "none"
   c.rows = c.schedule == "pingpong" and c.wm or c.consumers * c.wm   -- a stage's A rows
   c.threads = c.consumers * 128 + (c.producer == "warp" and 32 or 128)
@@ -147,10 +161,11 @@ launch(function(c, s, dev)
     return { grid = { ceil_div(s.N, 64), ceil_div(s.M, 64) }, block = { 256 }, min_cc = 70 }
   end
   local tiles_m, tiles_n = ceil_div(s.M, c.rows), ceil_div(s.N, c.bn)
-  local units = ceil_div(tiles_m, c.cluster) * tiles_n
+  -- (cluster_n = 1 keeps each expression's form: the header's code of it stays as it was)
+  local units = ceil_div(tiles_m, c.cluster) * (c.cluster_n > 1 and ceil_div(tiles_n, c.cluster_n) or tiles_n)
   local blocks
   if c.grid == "persistent" then
-    blocks = min(units, dev.sms // c.cluster)
+    blocks = min(units, dev.sms // (c.cluster * c.cluster_n))
   else
     blocks = c.schedule == "pingpong" and ceil_div(units, 2) or units
   end
@@ -159,7 +174,8 @@ launch(function(c, s, dev)
   -- inner, N rows); C (tma epilogues): N inner, M rows, boxes of 64 x a
   -- warpgroup's rows (tma_store: 64 x 64). The layouts are sizes of declared values: numbers
   -- here, also in the header (problems/gemm_bf16.lua).
-  local a = s.transa == 1 and { dims = { s.M, s.K }, box = { 64, 64 } } or { dims = { s.K, s.M }, box = { 64, c.rows } }
+  local a = s.transa == 1 and { dims = { s.M, s.K }, box = { 64, 64 } }
+    or { dims = { s.K, s.M }, box = { 64, c.rows // c.cluster_n } }  -- cluster_n: a CTA's share of the rows
   local b = s.transb == 1 and { dims = { s.K, s.N } } or { dims = { s.N, s.K } }
   local maps = {
     { buffer = "A", dims = a.dims, strides = { s.lda * 2 }, box = a.box, swizzle = 128 },
@@ -186,7 +202,7 @@ launch(function(c, s, dev)
     return { grid = { ctas, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
       tensor_maps = maps, scratch = counters + ctas * ss * c.rows * c.bn * 4, scratch_zero = counters }
   end
-  return { grid = { blocks * c.cluster * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
+  return { grid = { blocks * (c.cluster * c.cluster_n) * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
     min_cc = 90, tensor_maps = maps }
 end)
 
@@ -206,6 +222,9 @@ constraint("accumulators fit the registers: at most 128 fp32 per thread", functi
 end)
 constraint("a cluster splits B's 64-column boxes evenly", function(c)
   return not hopper(c) or (c.bn // 64) % c.cluster == 0
+end)
+constraint("cluster_n splits A's 64-row boxes evenly (a stage's rows)", function(c)
+  return not hopper(c) or (c.rows // 64) % c.cluster_n == 0
 end)
 constraint("split-K: the sums (rows x (bn + 8) fp32) fit where the stages were", function(c)
   return not hopper(c) or c.split == 1 or c.rows * (c.bn + 8) * 4 <= c.stages * c.stage_bytes

@@ -39,8 +39,17 @@ constexpr int kCluster = $(cluster);               // CTAs sharing B (multicast)
 // split-K: kSplit CTAs of a cluster share a tile, each over 1/kSplit of the
 // k-tiles; their sums meet in shared memory (distributed, DSMEM)
 constexpr int kSplit = $(split or 1);
+//% if (cluster_n or 1) > 1 then
+// cluster_n: kClusterN CTAs along N share A (multicast), each loading
+// 1 / kClusterN of its rows; a CTA's rank is its place along M plus kCluster
+// times its place along N
+constexpr int kClusterN = $(cluster_n);
+constexpr int kClusterDims = kCluster * kClusterN;  // CTAs of a cluster
+static_assert(kSplit == 1, "multicast or split-K, not both");
+//% else
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
+//% end
 //% if (scratch_split or 1) > 1 then
 // split-K through scratch memory: kScratchSplit CTAs a tile (blockIdx.y), any
 // of them resident at any time; the last to finish sums the partials
@@ -53,7 +62,11 @@ constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kBBoxes = kBN / 64;                  // B arrives as 64 x 64 boxes (128 B rows)
 constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one stage
+//% if (cluster_n or 1) > 1 then
+constexpr int kEmptyCount = 4 * kReaders * kClusterDims;  // one arrival per consumer warp of the cluster
+//% else
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
+//% end
 constexpr bool kPersistent = $(grid == "persistent" and "true" or "false");
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
 constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // rows of units per L2 group
@@ -66,6 +79,9 @@ constexpr bool kTmaEpilogue = $(epilogue == "tma" and "true" or "false");
 constexpr int kCBytes = kWM * kBN * 2;             // one warpgroup's rows of C
 static_assert(kBN % 64 == 0 && kBBoxes % kCluster == 0, "B boxes split over the cluster");
 static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swizzle atoms)");
+//% if (cluster_n or 1) > 1 then
+static_assert((kBM / 64) % kClusterN == 0, "A's 64-row boxes split over the CTAs along N");
+//% end
 
 //% include("gemm_bf16/hopper.cuh")
 //% include("gemm_bf16/tiles.cuh")

@@ -43,12 +43,18 @@ __device__ __forceinline__ void consumer_wait(uint32_t base, int it) {
 __device__ __forceinline__ void consumer_release(uint32_t base, int it) {
     if ((threadIdx.x & 31) != 0) return;
     const uint32_t bar = empty_bar(base, stage_of(it));
+//% if (cluster_n or 1) > 1 then
+    // cluster_n: A comes from the CTAs along N, B from those along M
+#pragma unroll
+    for (int c = 0; c < kClusterDims; ++c) mbar_arrive_cluster(bar, (uint32_t)c);
+//% else
     if (kCluster == 1) {
         mbar_arrive(bar);
     } else {
 #pragma unroll
         for (int c = 0; c < kCluster; ++c) mbar_arrive_cluster(bar, (uint32_t)c);
     }
+//% end
 }
 
 // Ping-pong: warpgroup wg's main loop waits its turn; the other's hands it on.

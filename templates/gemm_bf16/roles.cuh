@@ -42,6 +42,17 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+//% if (cluster_n or 1) > 1 then
+    // cluster_n: this CTA's share of B's boxes goes to the CTAs along M (its
+    // column of the cluster), its share of A's rows to those along N (its row)
+    const int rm = (int)rank % kCluster, rn = (int)rank / kCluster;
+    const int b0 = rm * (kBBoxes / kCluster);
+    const uint16_t b_mask = (uint16_t)(((1u << kCluster) - 1) << (rn * kCluster));
+    uint16_t a_mask = 0;
+    for (int j = 0; j < kClusterN; ++j) a_mask |= (uint16_t)(1u << (rm + j * kCluster));
+    constexpr int kARows = kBM / kClusterN;  // rows of A this CTA loads (whole 64-row boxes when M-major)
+    (void)box0;
+//% end
 //% if (stream_k or "off") == "on" then
     Work x;
     for (int w = 0, it0 = 0; work_of(p, w, x); it0 += x.nk, ++w) {
@@ -68,10 +79,20 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 //% end
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
+//% if (cluster_n or 1) > 1 then
+            if (loads_a && !p.ta)  // rows rn kARows.. of the tile, into every CTA of this row of the cluster
+                tma_load_multicast(stage_a(base, s) + rn * kARows * 128, tmA, k0, tm * kBM + rn * kARows,
+                                   full_bar(base, s), a_mask);
+            if (loads_a && p.ta)
+                for (int i = rn * (kARows / 64); i < (rn + 1) * (kARows / 64); ++i)
+                    tma_load_multicast(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s),
+                                       a_mask);
+//% else
             if (loads_a && !p.ta) tma_load(stage_a(base, s), tmA, k0, tm * kBM, full_bar(base, s));
             if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
                 for (int i = 0; i < kBM / 64; ++i)
                     tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+//% end
 //% if c_early == "late" and (stream_k or "off") == "on" then
             // only a piece that stores its tile (the unit's last k-tiles) asks for C
             if (loads_a && kb0 + nk == p.ktiles && kb == (nk > kLateK ? nk - kLateK : 0))
@@ -80,6 +101,16 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
 //% end
             if (!loads_b) continue;
+//% if (cluster_n or 1) > 1 then
+            for (int j = b0; j < b0 + kBBoxes / kCluster; ++j) {
+                const uint32_t dst = stage_b(base, s) + j * 8192;
+                const int x = p.tb ? k0 : tn * kBN + j * 64, y = p.tb ? tn * kBN + j * 64 : k0;
+                if (kCluster == 1)
+                    tma_load(dst, tmB, x, y, full_bar(base, s));
+                else
+                    tma_load_multicast(dst, tmB, x, y, full_bar(base, s), b_mask);
+            }
+//% else
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
                 const uint32_t dst = stage_b(base, s) + j * 8192;
@@ -89,6 +120,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
                 else
                     tma_load_multicast(dst, tmB, x, y, full_bar(base, s), (uint16_t)((1u << kCluster) - 1));
             }
+//% end
         }
     }
 }

@@ -26,6 +26,9 @@ __device__ __forceinline__ Problem make_problem(int transa, int transb, int M, i
     p.K = K;
     p.ktiles = (K + kBK - 1) / kBK;
     p.tiles_n = (N + kBN - 1) / kBN;
+//% if (cluster_n or 1) > 1 then
+    p.tiles_n = (p.tiles_n + kClusterN - 1) / kClusterN;  // cluster_n: columns of units of kClusterN tiles
+//% end
     const int tiles_m = (M + kBM - 1) / kBM;
     p.units_m = (tiles_m + kCluster - 1) / kCluster;
     p.units = p.units_m * p.tiles_n;
@@ -57,6 +60,10 @@ __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, 
         tn = u % p.tiles_n;
     }
     tm = um * kCluster + (kCluster > 1 ? (int)rank : 0);
+//% if (cluster_n or 1) > 1 then
+    tm = um * kCluster + (int)rank % kCluster;  // cluster_n: the unit's kCluster x kClusterN tiles
+    tn = tn * kClusterN + (int)rank / kCluster;
+//% end
 }
 
 //% if (stream_k or "off") == "on" then

@@ -29,7 +29,7 @@ derive(function(c)
   c.kind, c.bn, c.wm, c.consumers, c.schedule, c.producer = "wgmma", 128, 64, 2, "cooperative", "warpgroup"
   c.regs, c.stages, c.cluster, c.grid, c.raster, c.epilogue = "none", 3, 1, "persistent", "row", "direct"
   c.split, c.c_early, c.scratch_split = 1, "off", scratch(c) and 4 or 1
-  c.overlap, c.stream_k, c.inflight = "off", "off", 1
+  c.overlap, c.stream_k, c.inflight, c.cluster_n = "off", "off", 1, 1
   if scratch(c) then c.grid = "tile" end
   c.order, c.rows, c.threads, c.min_cc, c.epilogue_batch = "named", 128, 384, 90, 16
   c.smem_bytes = 2048 + c.stages * (c.rows + c.bn) * 128
