@@ -245,11 +245,11 @@ constraint("c_early = late: the tma_store epilogue (its tensor map of C is what 
   return not hopper(c) or c.c_early ~= "late" or c.epilogue == "tma_store"
 end)
 -- (Found by a run: at two stages every overlap = two variant hung at 2048^3.)
-constraint("inflight = 2 holds two stages while it waits for a third: three stages or more", function(c)
-  return (c.inflight or 1) == 1 or c.stages >= 3
-end)
 constraint("overlap = two holds k-tiles 0 and 1 before it waits for k-tile 2: three stages or more", function(c)
   return (c.overlap or "off") ~= "two" or c.stages >= 3
+end)
+constraint("inflight = 2 holds two stages while it waits for a third: three stages or more", function(c)
+  return (c.inflight or 1) == 1 or c.stages >= 3
 end)
 constraint("two warpgroups of 128 accumulators each need setmaxnreg's registers (or a one-warp producer)", function(c)
   return not two(c) or c.acc_regs < 128 or c.regs == "setmaxnreg" or c.producer == "warp"
