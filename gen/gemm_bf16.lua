@@ -50,7 +50,10 @@ param("split", { 1, 2, 4, 8 }, { when = splits_k })
 -- the same for one consumer warpgroup (64-row tiles: at 256 x 256 x 16384,
 -- 16 tiles x 8 = 128 CTAs where two warpgroups' 128 rows give 64), named
 -- apart so that the one-consumer variants measured before it keep their names
-param("split_one", { 1, 2, 4, 8 }, { default = 1, when = function(c)
+-- 16: a non-portable cluster (launch().cluster asks for it), the tall-K
+-- shape's 8 tiles of 64 x 128 on 128 SMs where 8 put them on 64, if 8
+-- clusters of 16 fit at once (tools/cluster-probe.cu)
+param("split_one", { 1, 2, 4, 8, 16 }, { default = 1, when = function(c)
   return hopper(c) and c.consumers == 1 and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
 end })
 -- split-K through scratch memory: `scratch_split` CTAs a tile (a grid row
@@ -203,7 +206,7 @@ launch(function(c, s, dev)
       tensor_maps = maps, scratch = counters + ctas * ss * c.rows * c.bn * 4, scratch_zero = counters }
   end
   return { grid = { blocks * (c.cluster * c.cluster_n) * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
-    min_cc = 90, tensor_maps = maps }
+    min_cc = 90, tensor_maps = maps, cluster = c.split > 8 and c.split or nil }
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s, at

@@ -997,6 +997,37 @@ static void measure_host(const char *lib, int reps, double sustain_s) {
 /* A launch of fn by `req` (grid, block, smem, resident, tensor_maps, scratch) on the
  * current problem: its configuration in *l and its occupancy, or -1 after
  * answering why it cannot run. */
+/* A request's "cluster" (launch().cluster): the CTAs of the kernel's
+ * compile-time cluster, which must be what the kernel says; over 8 (a
+ * non-portable size) the kernel is allowed it, as the header does. */
+static bool allow_cluster(json_t *req, CUfunction fn) {
+    json_t *c = json_object_get(req, "cluster");
+    if (!c) return true;
+    json_int_t n = json_integer_value(c);
+    int w = 0, h = 0, d = 0;
+    if (!json_is_integer(c) || n < 1 || n > 16) {
+        fail("bad_request", "cluster must be 1 to 16 CTAs");
+        return false;
+    }
+    if (drv.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fn) == CUDA_SUCCESS &&
+        drv.cuFuncGetAttribute(&h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, fn) == CUDA_SUCCESS &&
+        drv.cuFuncGetAttribute(&d, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, fn) == CUDA_SUCCESS &&
+        w > 0 && (json_int_t)w * (h > 0 ? h : 1) * (d > 0 ? d : 1) != n) {
+        fail("launch_refused",
+             "launch().cluster says %lld CTAs; the kernel's cluster is %d x %d x %d (fix the "
+             "space's launch function)",
+             (long long)n, w, h, d);
+        return false;
+    }
+    CUresult r;
+    if (n > 8 && (r = drv.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                             1)) != CUDA_SUCCESS) {
+        fail_cuda("launch_refused", "asking for a non-portable cluster size", r);
+        return false;
+    }
+    return true;
+}
+
 static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     json_int_t smem = json_integer_value(json_object_get(req, "smem"));
     json_int_t resident = json_integer_value(json_object_get(req, "resident"));
@@ -1007,7 +1038,7 @@ static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
         fail("bad_request", "measure needs grid[3], block[3] and smem in range");
         return -1;
     }
-    if (!dims_fit(l) || !read_extras(req, l)) return -1;
+    if (!dims_fit(l) || !read_extras(req, l) || !allow_cluster(req, fn)) return -1;
     unsigned threads = l->block[0] * l->block[1] * l->block[2];
     int max_threads = 0, occ = 0;
     CUresult r;

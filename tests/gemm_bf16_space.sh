@@ -28,6 +28,7 @@ kinds=(
     "consumers=2 schedule=pingpong order=mbarrier producer=warpgroup regs=setmaxnreg cluster=2 grid=tile epilogue=tma"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=4"
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4"
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=16"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=persistent epilogue=direct c_early=l2"
     "consumers=2 schedule=pingpong order=mbarrier producer=warp cluster=1 grid=persistent epilogue=direct c_early=regs"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store"
@@ -70,6 +71,7 @@ for kind in "${kinds[@]}"; do
     case $kind in
     *cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;  # 2 x 2: A and B multicast
     *cluster=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;
+    *split_one=16*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 16' -- 'multicast' ;;
     *split=4* | *split_one=4*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' -- 'multicast' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
     esac

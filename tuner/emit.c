@@ -402,6 +402,16 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
         sb_printf(b, ";  // its bytes zero at the launch (launch().scratch_zero)\n");
     }
     sb_maps(b, problem, maps);
+    /* launch().cluster over 8: the kernel asks for a non-portable cluster size
+     * (on the first call of a device, with its shared memory) */
+    json_t *cluster = json_object_get(geo, "cluster");
+    const char *nonportable =
+        json_integer_value(cluster) > 8
+            ? "        if (bt_e == cudaSuccess && !bt_fa.nonPortableClusterSizeAllowed)  // "
+              "launch().cluster > 8\n"
+              "            bt_e = cudaFuncSetAttribute(bt_kernel, "
+              "cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n"
+            : "";
     sb_printf(
         b, "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
            "    // CUDA 13.0): the kernel's limit is read, and raised, only while it is\n"
@@ -415,6 +425,7 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
            "        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
            "            bt_e = cudaFuncSetAttribute(bt_kernel, "
            "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);\n"
+           "%s"
            "        if (bt_e != cudaSuccess) return bt_e;\n"
            "        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;\n"
            "        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, "
@@ -422,7 +433,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
            "        }\n"
            "    }\n"
            "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
-           "    // caller left pending stays the caller's)\n");
+           "    // caller left pending stays the caller's)\n",
+        nonportable);
     if (scratch)
         sb_printf(b,
                   "    void *bt_ws = nullptr;  // this call's own (launch().scratch)\n"

@@ -315,6 +315,8 @@ static void add_extras(json_t *req, json_t *geo) {
     if (scratch) json_object_set(req, "scratch", scratch);
     json_t *zero = json_object_get(geo, "scratch_zero");
     if (scratch && zero) json_object_set(req, "scratch_zero", zero);
+    json_t *cluster = json_object_get(geo, "cluster");
+    if (cluster) json_object_set(req, "cluster", cluster);
 }
 
 static char *check_geometry(json_t *geo, json_t *instance) {

@@ -774,6 +774,18 @@ function M.geometry(fn, c, s, dev, where)
     out.scratch_zero = is_sym(zero) and code(zero) or zero  -- past 0..scratch: launch_refused
     values.scratch_zero = value(zero)
   end
+  -- cluster: the CTAs of the kernel's compile-time cluster (__cluster_dims__)
+  -- where it is over 8, a size Hopper allows only when asked (non-portable):
+  -- the runner and the header ask for the kernel before launching it (a
+  -- launch without it fails: CUDA_ERROR_INVALID_CLUSTER_SIZE). Absent: 8 or
+  -- fewer, nothing to ask.
+  local cluster = rawget(g, "cluster")
+  if cluster ~= nil then
+    if math.type(cluster) ~= "integer" or cluster < 1 or cluster > 16 then
+      error(where .. ": launch().cluster must be an integer from 1 to 16 (the CTAs of the kernel's cluster)", 0)
+    end
+    out.cluster = cluster
+  end
   out.tensor_maps, values.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
   return out, values
 end
