@@ -1020,8 +1020,9 @@ static bool allow_cluster(json_t *req, CUfunction fn) {
         return false;
     }
     CUresult r;
-    if (n > 8 && (r = drv.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                                             1)) != CUDA_SUCCESS) {
+    if (n > 8 &&
+        (r = drv.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)) !=
+            CUDA_SUCCESS) {
         fail_cuda("launch_refused", "asking for a non-portable cluster size", r);
         return false;
     }

@@ -413,35 +413,35 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
               "cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n"
             : "";
     sb_printf(
-        b, "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
-           "    // CUDA 13.0): the kernel's limit is read, and raised, only while it is\n"
-           "    // below what a call needs (kept per device), so only a process's first\n"
-           "    // call of a variant can clear one, and later calls pay no query\n"
-           "    static std::atomic<long long> bt_limit[64];\n"
-           "    const bool bt_known = bt_dev >= 0 && bt_dev < 64;\n"
-           "    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {\n"
-           "        cudaFuncAttributes bt_fa;\n"
-           "        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);\n"
-           "        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
-           "            bt_e = cudaFuncSetAttribute(bt_kernel, "
-           "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);\n"
-           "%s"
-           "        if (bt_e != cudaSuccess) return bt_e;\n"
-           "        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;\n"
-           "        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, "
-           "bt_smem)) {\n"
-           "        }\n"
-           "    }\n"
-           "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
-           "    // caller left pending stays the caller's)\n",
+        b,
+        "    // cudaFuncSetAttribute clears an error the caller left pending (seen with\n"
+        "    // CUDA 13.0): the kernel's limit is read, and raised, only while it is\n"
+        "    // below what a call needs (kept per device), so only a process's first\n"
+        "    // call of a variant can clear one, and later calls pay no query\n"
+        "    static std::atomic<long long> bt_limit[64];\n"
+        "    const bool bt_known = bt_dev >= 0 && bt_dev < 64;\n"
+        "    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {\n"
+        "        cudaFuncAttributes bt_fa;\n"
+        "        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);\n"
+        "        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)\n"
+        "            bt_e = cudaFuncSetAttribute(bt_kernel, "
+        "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);\n"
+        "%s"
+        "        if (bt_e != cudaSuccess) return bt_e;\n"
+        "        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;\n"
+        "        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, "
+        "bt_smem)) {\n"
+        "        }\n"
+        "    }\n"
+        "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
+        "    // caller left pending stays the caller's)\n",
         nonportable);
     if (scratch)
-        sb_printf(b,
-                  "    void *bt_ws = nullptr;  // this call's own (launch().scratch)\n"
-                  "    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, "
-                  "(size_t)bt_scratch_zero, bt_dev,\n"
-                  "                                          stream);\n"
-                  "    if (bt_e != cudaSuccess) return bt_e;\n");
+        sb_printf(b, "    void *bt_ws = nullptr;  // this call's own (launch().scratch)\n"
+                     "    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, "
+                     "(size_t)bt_scratch_zero, bt_dev,\n"
+                     "                                          stream);\n"
+                     "    if (bt_e != cudaSuccess) return bt_e;\n");
     sb_printf(b, "    void *bt_args[] = {");
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
@@ -1130,9 +1130,11 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
         if (choices)
             sb_printf(&b, ") {\n        bt_tuned_for = true;\n        if (%s::usable() && (bt_d = ",
                       devs[i].ns);
-        else sb_printf(&b, " && %s::usable() && (bt_d = ", devs[i].ns);
+        else
+            sb_printf(&b, " && %s::usable() && (bt_d = ", devs[i].ns);
         sb_distance(&b, problem, devs[i].sizes);
-        sb_printf(&b, ") < bt_best) bt_best = bt_d, bt_pick = %d;\n%s", i, choices ? "    }\n" : "");
+        sb_printf(&b, ") < bt_best) bt_best = bt_d, bt_pick = %d;\n%s", i,
+                  choices ? "    }\n" : "");
     }
     if (n) sb_printf(&b, "    (void)bt_d;\n    (void)bt_best;\n");
     sb_printf(&b, "    switch (bt_pick) {\n");
