@@ -110,6 +110,10 @@ for size in "rows=1000 5" "rows=4096 9"; do
         { echo "toy cold replay at $1 failed:"; cat "$tmp_out"; fail=1; }
     head -1 "$tmp_out" | grep -q "20 candidates (18 ok)" || { echo "toy: not the recorded space"; cat "$tmp_out"; fail=1; }
     check "ils on the toy at $1, cold" 2 "$2" 30
+    # the median's 95% interval over the seeds, around the median
+    read -r med lo hi < <(sed -n 's/.*within 2%: median \([0-9]*\) measured (30\/30 seeds), 95% interval \([0-9]*\)-\([0-9]*\)$/\1 \2 \3/p' "$tmp_out")
+    [ -n "${hi:-}" ] && [ "$lo" -le "$med" ] && [ "$med" -le "$hi" ] && [ "$lo" -lt "$hi" ] ||
+        { echo "toy at $1: no interval around the median: $(grep 'within 2%' "$tmp_out")"; fail=1; }
     "$bartune" replay tests/toy/axpy.lua --records "$tmp/toy.jsonl" --warm-from "$tmp/toy.jsonl" --size "$1" \
         --seeds 30 >"$tmp_out" 2>&1 || { echo "toy warm replay at $1 failed:"; cat "$tmp_out"; fail=1; }
     check "ils on the toy at $1 warm from the other size" 2 3 30

@@ -16,6 +16,7 @@ asked for as many evaluations as give `budget` measured ones).
 import argparse
 import gzip
 import json
+import math
 import os
 import random
 import statistics
@@ -27,6 +28,16 @@ FREE = ("over_occupancy", "compile_error")  # cost no measurement (bartune repla
 ERRORS = {"over_occupancy": "InvalidConfig", "launch_refused": "InvalidConfig",
           "compile_error": "CompilationFailedConfig", "compile_timeout": "CompilationFailedConfig"}
 ABSENT = "-"  # a parameter that does not apply to a variant
+
+
+def interval(vals):
+    """The median's 95% interval, as bartune replay prints it (tuner/replay.c:
+    the order statistics 0.98 sqrt(n) ranks either side of the middle)."""
+    if not vals:
+        return ""
+    n, half = len(vals), 0.98 * math.sqrt(len(vals))
+    lo, hi = max(0, math.floor(n / 2 - half)), min(n - 1, math.ceil(n / 2 + half))
+    return f", 95% interval {vals[lo]}-{vals[hi]}"
 
 
 def read_landscape(path, size):
@@ -162,10 +173,10 @@ def main():
                 except Exception as e:  # a strategy that fails on this space: say so, go on
                     print(f"  {st}: seed {seed} failed: {type(e).__name__}: {str(e)[:200]}")
                     break
-            got = [h for h in hits if h is not None]
+            got = sorted(h for h in hits if h is not None)
             med = statistics.median_high(got) if got else None
             print(f"  {st:22s} within 2%: median {med if med is not None else 'never'} measured "
-                  f"({len(got)}/{len(hits)} seeds)", flush=True)
+                  f"({len(got)}/{len(hits)} seeds){interval(got)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 /* bartune replay: a search strategy run against recorded results, with no
  * GPU and no nvcc; what it would have cost to come near the best. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,19 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median over the seeds that got there, and how many did ("-" if none). */
+/* The median's 95% interval from the sorted vals[0..n): the order statistics
+ * about 0.98 sqrt(n) ranks either side of the middle (the sign test's
+ * interval), so that two strategies' medians are compared with their spread
+ * over seeds: on a 20-candidate landscape one seed more or less moves it. */
+static void median_interval(const int *vals, int n, int *lo, int *hi) {
+    const double half = 0.98 * sqrt((double)n);
+    int a = (int)floor(n / 2.0 - half), b = (int)ceil(n / 2.0 + half);
+    *lo = vals[a < 0 ? 0 : a];
+    *hi = vals[b > n - 1 ? n - 1 : b];
+}
+
+/* Median over the seeds that got there, how many did ("-" if none), and the
+ * median's 95% interval. */
 static void print_within(json_t *runs, const char *pct) {
     int vals[1024], n = 0;
     json_t *r;
@@ -31,10 +44,12 @@ static void print_within(json_t *runs, const char *pct) {
         if (json_is_integer(v) && n < 1024) vals[n++] = (int)json_integer_value(v);
     }
     qsort(vals, (size_t)n, sizeof *vals, cmp_int);
-    if (n)
-        printf("  within %s%%: median %d measured (%d/%zu seeds)\n", pct, vals[n / 2], n,
-               json_array_size(runs));
-    else
+    if (n) {
+        int lo, hi;
+        median_interval(vals, n, &lo, &hi);
+        printf("  within %s%%: median %d measured (%d/%zu seeds), 95%% interval %d-%d\n", pct,
+               vals[n / 2], n, json_array_size(runs), lo, hi);
+    } else
         printf("  within %s%%: never (0/%zu seeds)\n", pct, json_array_size(runs));
 }
 
