@@ -994,9 +994,6 @@ static void measure_host(const char *lib, int reps, double sustain_s) {
     if (ans) send_json(ans);
 }
 
-/* A launch of fn by `req` (grid, block, smem, resident, tensor_maps, scratch) on the
- * current problem: its configuration in *l and its occupancy, or -1 after
- * answering why it cannot run. */
 /* A request's "cluster" (launch().cluster): the CTAs of the kernel's
  * compile-time cluster, which must be what the kernel says; over 8 (a
  * non-portable size) the kernel is allowed it, as the header does. */
@@ -1029,6 +1026,9 @@ static bool allow_cluster(json_t *req, CUfunction fn) {
     return true;
 }
 
+/* A launch of fn by `req` (grid, block, smem, resident, tensor_maps, scratch,
+ * cluster) on the current problem: its configuration in *l and its occupancy,
+ * or -1 after answering why it cannot run. */
 static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     json_int_t smem = json_integer_value(json_object_get(req, "smem"));
     json_int_t resident = json_integer_value(json_object_get(req, "resident"));
