@@ -16,6 +16,14 @@ fail=0
 n=$("$bartune" list gen/gemm_bf16.lua --arch sm_90 | tail -1 | grep -o '^[0-9]*')
 [ "${n:-0}" -ge 1000 ] || { echo "list --arch sm_90: ${n:-no} variants"; fail=1; }
 "$bartune" list gen/gemm_bf16.lua --arch sm_80 | grep -q '^kind=simt$' || { echo "sm_80: not the plain kind alone"; fail=1; }
+# kinds that hold two stages while they wait for a third deadlock on a ring of
+# two (overlap = two hung on the H200): the space has none of them
+for held in "overlap=two" "inflight=2"; do
+    "$bartune" list gen/gemm_bf16.lua --arch sm_90 $held stages=2 >"$tmp/held" 2>&1 &&
+        { echo "$held with two stages is in the space"; fail=1; }
+    grep -q "${held%%=*} = ${held#*=} holds .* three stages or more" "$tmp/held" ||
+        { echo "$held stages=2: $(tail -1 "$tmp/held")"; fail=1; }
+done
 # check NAME FILE MUST... -- MUSTNOT...
 . "$root/tests/has_patterns.sh"
 check() { has_patterns "$@"; }
