@@ -50,10 +50,10 @@ param("split", { 1, 2, 4, 8 }, { when = splits_k })
 -- the same for one consumer warpgroup (64-row tiles: at 256 x 256 x 16384,
 -- 16 tiles x 8 = 128 CTAs where two warpgroups' 128 rows give 64), named
 -- apart so that the one-consumer variants measured before it keep their names
--- 16: a non-portable cluster (launch().cluster asks for it), the tall-K
--- shape's 8 tiles of 64 x 128 on 128 SMs where 8 put them on 64, if 8
--- clusters of 16 fit at once (tools/cluster-probe.cu)
-param("split_one", { 1, 2, 4, 8, 16 }, { default = 1, when = function(c)
+-- (16, a non-portable cluster, was tried for the tall-K shape's 8 tiles of
+-- 64 x 128 on 128 SMs: 7 clusters of 16 fit at once on the H200, so the 8th
+-- runs in a second wave; tools/cluster-probe.cu, NOTES.md 2026-12-04)
+param("split_one", { 1, 2, 4, 8 }, { default = 1, when = function(c)
   return hopper(c) and c.consumers == 1 and c.grid == "tile" and c.cluster == 1 and c.epilogue == "direct"
 end })
 -- split-K through scratch memory: `scratch_split` CTAs a tile (a grid row
@@ -66,6 +66,15 @@ end })
 -- the slices alone. NOTES.md 2026-12-04, twentieth.)
 local scratch_splits_k = function(c) return splits_k(c) and c.split == 1 end
 param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = scratch_splits_k })
+-- scratch_sum: who adds a tile's slices. last: the last CTA to finish, all
+-- of the tile (the others need not run at once). spread: every CTA of the
+-- tile, 1 / scratch_split of it each, once all have written their slices
+-- (a reduce-scatter through L2: the CTAs of a tile wait for each other, so
+-- they are consecutive blocks of a 1-D grid, which the block scheduler
+-- starts in order: a tile's CTAs all run once the tiles before it have).
+param("scratch_sum", { "last", "spread" }, { default = "last", when = function(c)
+  return (c.scratch_split or 1) > 1
+end })
 
 -- The direct and tma_store epilogues' old values of C, when beta != 0:
 -- loaded after the main loop (off), asked of L2 as each tile's main loop
@@ -197,6 +206,13 @@ launch(function(c, s, dev)
       tensor_maps = maps, scratch = flags + ctas * c.rows * c.bn * 4, scratch_zero = flags }
   end
   local ss = c.scratch_split or 1
+  if ss > 1 and c.scratch_sum == "spread" then
+    -- tile u's CTAs are blocks u * ss .. u * ss + ss - 1; a counter a tile,
+    -- then each tile's ss slices of fp32 sums
+    local counters = ceil_div(units, 64) * 64 * 4
+    return { grid = { units * ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+      tensor_maps = maps, scratch = counters + units * ss * c.rows * c.bn * 4, scratch_zero = counters }
+  end
   if ss > 1 then
     -- a counter per tile (whole 256-byte lines: the prefix cleared at a
     -- launch), then each tile's ss partial tiles of fp32 sums

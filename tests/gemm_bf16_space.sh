@@ -36,13 +36,13 @@ kinds=(
     "consumers=2 schedule=pingpong order=mbarrier producer=warpgroup regs=setmaxnreg cluster=2 grid=tile epilogue=tma"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=4"
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4"
-    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=16"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=persistent epilogue=direct c_early=l2"
     "consumers=2 schedule=pingpong order=mbarrier producer=warp cluster=1 grid=persistent epilogue=direct c_early=regs"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_ahead=tile c_early=l2"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_ahead=box c_early=late c_lead=16"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
+    "consumers=2 schedule=cooperative producer=warpgroup regs=none cluster=1 grid=tile epilogue=direct split=1 scratch_split=16 scratch_sum=spread"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late inflight=2"
@@ -79,7 +79,6 @@ for kind in "${kinds[@]}"; do
     case $kind in
     *cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;  # 2 x 2: A and B multicast
     *cluster=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;
-    *split_one=16*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 16' -- 'multicast' ;;
     *split=4* | *split_one=4*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' -- 'multicast' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
     esac
@@ -94,6 +93,8 @@ for kind in "${kinds[@]}"; do
     # stream-K: a piece's sums in scratch, a flag raised (exchange) and waited for (acquire)
     case $kind in
     *stream_k=on*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.exch\.b32' 'ld\.acquire\.gpu\.global\.u32' 'ld\.global\.cg\.v4\.f32' ;;
+    # scratch_sum = spread: a tile's CTAs count themselves in and wait for each other
+    *scratch_sum=spread*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'ld\.acquire\.gpu' ;;
     esac
     # inflight = 2: the main loop waits with two wgmma groups still in flight

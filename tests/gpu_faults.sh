@@ -102,8 +102,10 @@ expect truncate "wrong_result|inaccurate"  # C truncated: some elements pass 2^-
 expect no_full_wait 'wrong_result|race|unwritten|runtime_error'
 expect scratch ok
 expect scratch_short wrong_result
-grep -E '^  #1 ' "$tmp/out3" | grep -qE '"fault":"(none|none_again|scratch)"' ||
+expect spread ok
+expect spread_short wrong_result
+grep -E '^  #1 ' "$tmp/out3" | grep -qE '"fault":"(none|none_again|scratch|spread)"' ||
     { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "26 pipeline, 15 sgemm and 6 gemm_bf16 faults classified, runs completed, best is correct"
+[ $fail = 0 ] && echo "26 pipeline, 15 sgemm and 7 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

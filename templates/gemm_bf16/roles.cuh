@@ -424,7 +424,7 @@ __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[
 }
 
 //% end
-//% if (scratch_split or 1) > 1 then
+//% if (scratch_split or 1) > 1 and scratch_sum ~= "spread" then
 // Split-K through scratch memory: each of a tile's kScratchSplit CTAs
 // writes its sums to its slot, element i of consumer thread t at float4
 // i * threads + t (a warp's stores are whole lines); the last to arrive (a
@@ -470,6 +470,74 @@ __device__ __forceinline__ bool sum_slices(const Problem& p, float (&acc)[kMsub]
         }
     }
     return true;
+}
+
+//% end
+//% if scratch_sum == "spread" then
+// scratch_sum = spread: every CTA of a tile writes its sums to its slot as
+// above, counts itself in, waits until the tile's kScratchSplit CTAs have
+// (they run at once: consecutive blocks, launch()), then adds share r of
+// the tile's float4s over the slots in slice order (the same sums every
+// launch) and stores them: each CTA reads one tile's worth of sums, where
+// the last of them would read kScratchSplit tiles' worth alone.
+__device__ __forceinline__ unsigned ld_acquire_count(const unsigned* a) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+    return v;
+}
+// Float4 e of a slot (thread e % kT's quad e / kT: rows h = 0, 1 and two
+// columns of store_tile's D layout) scaled into C.
+__device__ __forceinline__ void store_quad(const Problem& p, float4 v, int e, int tm, int tn) {
+    constexpr int kT = kConsumers * 128;
+    const int i = e / kT, tt = e % kT, warp = (tt & 127) / 32, lane = tt & 31;
+    const int ms = i / (kBN / 8), j = i % (kBN / 8);
+    const int row0 = tm * kBM + (tt / 128) * kWM + ms * 64 + warp * 16 + lane / 4;
+    const int col = tn * kBN + j * 8 + (lane & 3) * 2;
+    const float s[2][2] = {{v.x, v.y}, {v.z, v.w}};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int row = row0 + 8 * h;
+        if (row >= p.M) continue;
+        $(ctype.C)* c = p.C + (long long)row * p.ldc + col;
+        for (int x = 0; x < 2; ++x) {
+            if (col + x >= p.N) continue;
+            float out = p.alpha * s[h][x];
+            if (p.beta != 0.f) out += p.beta * $(c_to_f)(c[x]);
+            c[x] = $(c_of_f)(out);
+        }
+    }
+}
+__device__ __forceinline__ void spread_slices(const Problem& p, float (&acc)[kMsub][kBN / 2], bool any,
+                                              int tm, int tn) {
+    constexpr int kQuads = kMsub * kBN / 8, kT = kConsumers * 128, kE = kQuads * kT;
+    const int t = threadIdx.x;
+    const long long u = blockIdx.x / kScratchSplit, r = blockIdx.x % kScratchSplit;
+    const long long counter_words = ((long long)p.units + 63) / 64 * 64;
+    unsigned* const count = reinterpret_cast<unsigned*>(p.scratch) + u;
+    float4* const slots = reinterpret_cast<float4*>(p.scratch + counter_words) + u * kScratchSplit * kE;
+    float4* const mine = slots + r * kE;
+    const float* a = &acc[0][0];
+#pragma unroll
+    for (int i = 0; i < kQuads; ++i)
+        mine[i * kT + t] = any ? make_float4(a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3])
+                               : make_float4(0.f, 0.f, 0.f, 0.f);
+    __threadfence();  // this CTA's sums are visible before its count
+    named_sync(5, kT);
+    if (t == 0) atomicAdd(count, 1u);
+    while (ld_acquire_count(count) < kScratchSplit) {
+    }
+    const int e0 = (int)(r * kE / kScratchSplit), e1 = (int)((r + 1) * kE / kScratchSplit);
+#pragma unroll 1
+    for (int e = e0 + t; e < e1; e += kT) {
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+//% -- fault "spread_short" (tests/faults): the last slice left out of the sum
+        for (int z = 0; z < kScratchSplit$(fault == "spread_short" and " - 1" or ""); ++z) {
+            const float4 w = __ldcg(slots + (long long)z * kE + e);  // L2: other SMs wrote it
+            v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+        }
+        store_quad(p, v, e, tm, tn);
+    }
 }
 
 //% end
@@ -619,7 +687,10 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             p.tb ? main_loop<false, true>(acc, base, lt, nk, rows0) : main_loop<false, false>(acc, base, lt, nk, rows0);
         if (nk > 0) consumer_release(base, lt * nk + nk - 1);
-//% if (scratch_split or 1) > 1 then
+//% if scratch_sum == "spread" then
+        spread_slices(p, acc, nk > 0, tm, tn);  // its share of the tile stored
+        continue;
+//% elseif (scratch_split or 1) > 1 then
         if (!sum_slices(p, acc, nk > 0, base)) continue;  // another CTA of the tile stores it
 //% end
         if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);

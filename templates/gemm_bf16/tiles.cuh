@@ -42,7 +42,11 @@ __device__ __forceinline__ Problem make_problem(int transa, int transb, int M, i
 
 // The unit of this CTA's lt-th tile, or -1 past its last.
 __device__ __forceinline__ int unit_of(const Problem& p, int lt) {
+//% if scratch_sum == "spread" then
+    const int cid = blockIdx.x / kScratchSplit, clusters = gridDim.x / kScratchSplit;  // a tile's CTAs in a row
+//% else
     const int cid = blockIdx.x / kClusterDims, clusters = gridDim.x / kClusterDims;
+//% end
     const int u = kPersistent ? cid + lt * clusters : (lt < kTilesPerBlock ? cid * kTilesPerBlock + lt : p.units);
     return u < p.units ? u : -1;
 }
@@ -112,7 +116,11 @@ __device__ __forceinline__ bool work_of(const Problem& p, int w, Work& x) {
 // scratch_split: the CTAs of a tile are blockIdx.y = 0 .. kScratchSplit - 1,
 // slice r of K each (none where there are fewer k-tiles than slices).
 __device__ __forceinline__ void k_range(const Problem& p, uint32_t, int& kb0, int& nk) {
+//% if scratch_sum == "spread" then
+    const int r = (int)(blockIdx.x % kScratchSplit);  // spread: blocks u * kScratchSplit + r
+//% else
     const int r = (int)blockIdx.y;
+//% end
     kb0 = r * p.ktiles / kScratchSplit;
     nk = (r + 1) * p.ktiles / kScratchSplit - kb0;
 }

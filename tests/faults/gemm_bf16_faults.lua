@@ -22,13 +22,17 @@ param("fault", {
   "none_again",    -- correct, after the faults
   "scratch",       -- correct: split-K through scratch memory (4 CTAs a tile, one per grid row)
   "scratch_short", -- the same, the tile's last CTA adding all its slices but the last
+  "spread",        -- correct: the same with every CTA of a tile adding its share (scratch_sum = spread)
+  "spread_short",  -- the same, each CTA adding all the slices of its share but the last
 })
-local scratch = function(c) return c.fault == "scratch" or c.fault == "scratch_short" end
+local spread = function(c) return c.fault == "spread" or c.fault == "spread_short" end
+local scratch = function(c) return c.fault == "scratch" or c.fault == "scratch_short" or spread(c) end
 
 derive(function(c)
   c.kind, c.bn, c.wm, c.consumers, c.schedule, c.producer = "wgmma", 128, 64, 2, "cooperative", "warpgroup"
   c.regs, c.stages, c.cluster, c.grid, c.raster, c.epilogue = "none", 3, 1, "persistent", "row", "direct"
   c.split, c.c_early, c.scratch_split = 1, "off", scratch(c) and 4 or 1
+  c.scratch_sum = spread(c) and "spread" or "last"
   c.overlap, c.stream_k, c.inflight, c.cluster_n = "off", "off", 1, 1
   if scratch(c) then c.grid = "tile" end
   c.order, c.rows, c.threads, c.min_cc, c.epilogue_batch = "named", 128, 384, 90, 16
@@ -38,7 +42,8 @@ launch(function(c, s, dev)
   local units = ceil_div(s.M, c.rows) * ceil_div(s.N, c.bn)
   local counters = ceil_div(units, 64) * 64 * 4  -- as gen/gemm_bf16.lua's launch
   local ss = c.scratch_split
-  return { grid = ss > 1 and { units, ss } or { min(units, dev.sms) }, block = { c.threads }, smem = c.smem_bytes,
+  local grid = c.scratch_sum == "spread" and { units * ss } or ss > 1 and { units, ss } or { min(units, dev.sms) }
+  return { grid = grid, block = { c.threads }, smem = c.smem_bytes,
     resident = 1, min_cc = 90,
     scratch = ss > 1 and counters + units * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
     tensor_maps = {
