@@ -65,7 +65,7 @@ end })
 -- 8's 0.0142, 1024^3 0.0234 against 0.0098; the last CTA of a tile sums
 -- the slices alone. NOTES.md 2026-12-04, twentieth.)
 local scratch_splits_k = function(c) return splits_k(c) and c.split == 1 end
-param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = scratch_splits_k })
+param("scratch_split", { 1, 2, 4, 8, 16, 32 }, { default = 1, when = scratch_splits_k })
 -- scratch_sum: who adds a tile's slices. last: the last CTA to finish, all
 -- of the tile (the others need not run at once). spread: every CTA of the
 -- tile, 1 / scratch_split of it each, once all have written their slices
@@ -75,6 +75,12 @@ param("scratch_split", { 1, 4, 8, 16 }, { default = 1, when = scratch_splits_k }
 param("scratch_sum", { "last", "spread" }, { default = "last", when = function(c)
   return (c.scratch_split or 1) > 1
 end })
+-- 2 (1024^3: 64 tiles of 128 x 128 on 128 SMs) and 32 (the tall-K shape's 4
+-- such tiles) are spread's: the last CTA would add 32 slices alone, and 2
+-- leaves it half the work where spread gives each a half
+constraint("scratch_split = 2 or 32: scratch_sum = spread", function(c)
+  return c.scratch_sum ~= "last" or c.scratch_split == 4 or c.scratch_split == 8 or c.scratch_split == 16
+end)
 
 -- The direct and tma_store epilogues' old values of C, when beta != 0:
 -- loaded after the main loop (off), asked of L2 as each tile's main loop
