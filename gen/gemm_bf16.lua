@@ -30,7 +30,7 @@ param("order", { "named", "mbarrier" }, { when = function(c) return two(c) and c
 -- from two warps), which can give its registers to the consumers
 param("producer", { "warp", "warpgroup" }, { when = hopper })
 param("regs", { "none", "setmaxnreg" }, { when = function(c) return two(c) and c.producer == "warpgroup" end })
-param("stages", { 2, 3, 4, 5, 6, 7 }, { when = hopper })
+param("stages", { 2, 3, 4, 5, 6, 7, 8, 12 }, { when = hopper })
 -- CTAs along M sharing B (multicast): each loads 1 / cluster of B's boxes
 param("cluster", { 1, 2, 4 }, { when = hopper })
 param("grid", { "tile", "persistent" }, { when = hopper })  -- persistent: one CTA per SM walks tiles
