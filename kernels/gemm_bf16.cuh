@@ -228,7 +228,7 @@ static const char *const bt_names[] = {
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
     "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
-    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=direct split_one=8 ",
+    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
     "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
     "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
     "portable"};

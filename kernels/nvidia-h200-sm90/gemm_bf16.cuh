@@ -13056,9 +13056,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v13
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0142 ms (min 0.0139, max 0.0214),
-// measured 2026-12-04T11:20:57Z with nvcc 13.0.88.
-// config: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0136 ms (min 0.0126, max 0.0187),
+// measured 2026-12-04T20:37:29Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -13070,7 +13070,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=direct split_one=8
+// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -13130,8 +13130,8 @@ __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, 
 
 // Named barriers: 0 __syncthreads, 1-2 the ping-pong order, 3-4 the tma
 // epilogue of each consumer warpgroup, 5 the consumers before split-K sums.
-constexpr int kBN = 128, kBK = 64, kStages = 5;
-constexpr int kWM = 64, kMsub = kWM / 64;       // rows of C per consumer warpgroup
+constexpr int kBN = 64, kBK = 64, kStages = 8;
+constexpr int kWM = 128, kMsub = kWM / 64;       // rows of C per consumer warpgroup
 constexpr int kConsumers = 1;           // consumer warpgroups
 constexpr bool kPingpong = false;
 constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
@@ -13151,7 +13151,7 @@ constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one 
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
 constexpr bool kPersistent = false;
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
-constexpr int kGroup = 0;  // rows of units per L2 group
+constexpr int kGroup = 8;  // rows of units per L2 group
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
 // buffer of shared memory that the copy engine stores (C's old values come
 // in the same way, loaded while the main loop runs); direct: from registers
@@ -13170,8 +13170,8 @@ template <bool TA, bool TB>
 __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, int scale_d) {
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
-        "setp.ne.b32 p, %66, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "setp.ne.b32 p, %34, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
         "%0,"
         "%1,"
         "%2,"
@@ -13203,40 +13203,8 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
         "%28,"
         "%29,"
         "%30,"
-        "%31,"
-        "%32,"
-        "%33,"
-        "%34,"
-        "%35,"
-        "%36,"
-        "%37,"
-        "%38,"
-        "%39,"
-        "%40,"
-        "%41,"
-        "%42,"
-        "%43,"
-        "%44,"
-        "%45,"
-        "%46,"
-        "%47,"
-        "%48,"
-        "%49,"
-        "%50,"
-        "%51,"
-        "%52,"
-        "%53,"
-        "%54,"
-        "%55,"
-        "%56,"
-        "%57,"
-        "%58,"
-        "%59,"
-        "%60,"
-        "%61,"
-        "%62,"
-        "%63"
-        "}, %64, %65, p, 1, 1, %67, %68;\n\t}"
+        "%31"
+        "}, %32, %33, p, 1, 1, %35, %36;\n\t}"
         :
           "+f"(d[0]),
           "+f"(d[1]),
@@ -13269,39 +13237,7 @@ __device__ __forceinline__ void wgmma_tile(float* d, uint64_t da, uint64_t db, i
           "+f"(d[28]),
           "+f"(d[29]),
           "+f"(d[30]),
-          "+f"(d[31]),
-          "+f"(d[32]),
-          "+f"(d[33]),
-          "+f"(d[34]),
-          "+f"(d[35]),
-          "+f"(d[36]),
-          "+f"(d[37]),
-          "+f"(d[38]),
-          "+f"(d[39]),
-          "+f"(d[40]),
-          "+f"(d[41]),
-          "+f"(d[42]),
-          "+f"(d[43]),
-          "+f"(d[44]),
-          "+f"(d[45]),
-          "+f"(d[46]),
-          "+f"(d[47]),
-          "+f"(d[48]),
-          "+f"(d[49]),
-          "+f"(d[50]),
-          "+f"(d[51]),
-          "+f"(d[52]),
-          "+f"(d[53]),
-          "+f"(d[54]),
-          "+f"(d[55]),
-          "+f"(d[56]),
-          "+f"(d[57]),
-          "+f"(d[58]),
-          "+f"(d[59]),
-          "+f"(d[60]),
-          "+f"(d[61]),
-          "+f"(d[62]),
-          "+f"(d[63])
+          "+f"(d[31])
         : "l"(da), "l"(db), "r"(scale_d), "n"(TA ? 1 : 0), "n"(TB ? 0 : 1));
 }
 // Which tile of C a CTA computes. Tiles come in units of kCluster tiles
@@ -13482,7 +13418,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 // latencies overlap (a load after a store to C could alias it and waits);
 // kBatch is what the registers beside the accumulators hold. Edge tiles go
 // element by element.
-constexpr int kBatch = 16;
+constexpr int kBatch = 8;
 static_assert((kBN / 8) % kBatch == 0, "batches of whole pairs");
 __device__ __forceinline__ void store_row_edge(const Problem& p, __nv_bfloat16* c, int col,
                                                const float* acc, int h) {
@@ -13821,19 +13757,19 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 64LL), 1LL) * bt_ceil_div(bt_s_N, 128LL)) * 1LL) * 8LL));
+    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 1LL) * bt_ceil_div(bt_s_N, 64LL)) * 1LL) * 8LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
     const long long bt_block_x = 160LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 124928LL;
+    const long long bt_smem = 198656LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     CUtensorMap bt_map0;
     {
         const cuuint64_t bt_dims[] = {(cuuint64_t)(bt_s_K), (cuuint64_t)(bt_s_M)};
         const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_lda * 2LL))};
-        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)64LL};
+        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)128LL};
         bt_e = bt_encode_map(&bt_map0, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, A, 2u, bt_dims, bt_strides, bt_box, 128);
         if (bt_e != cudaSuccess) return bt_e;
     }
