@@ -209,7 +209,8 @@ launch(function(c, s, dev)
     local ctas = dev.sms // c.cluster * c.cluster
     local flags = ceil_div(ctas, 64) * 64 * 4
     return { grid = { ctas }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
-      tensor_maps = maps, scratch = flags + ctas * c.rows * c.bn * 4, scratch_zero = flags }
+      tensor_maps = maps, scratch = flags + ctas * c.rows * c.bn * 4, scratch_zero = flags,
+      persistent = c.cluster >= 4 or nil }
   end
   local ss = c.scratch_split or 1
   if ss > 1 and c.scratch_sum == "spread" then
@@ -227,8 +228,13 @@ launch(function(c, s, dev)
     return { grid = { ctas, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
       tensor_maps = maps, scratch = counters + ctas * ss * c.rows * c.bn * 4, scratch_zero = counters }
   end
+  -- persistent: clusters of 4 or more, so that the runner and the header
+  -- launch only as many as fit at once (30 of 4 on the H200, not 132 / 4;
+  -- NOTES.md 2026-12-04, twenty-first); clusters of 1 and 2 keep their text
+  -- (all 66 of 2 fit there) until a GPU run has checked the header's count
+  local fill = c.grid == "persistent" and c.cluster * c.cluster_n >= 4 or nil
   return { grid = { blocks * (c.cluster * c.cluster_n) * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
-    min_cc = 90, tensor_maps = maps, cluster = c.split > 8 and c.split or nil }
+    min_cc = 90, tensor_maps = maps, cluster = c.split > 8 and c.split or nil, persistent = fill }
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s, at

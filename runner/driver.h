@@ -16,7 +16,7 @@
             X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8) X(cuMemsetD8Async)          \
                 X(cuMemcpyDtoDAsync) X(cuModuleLoad) X(cuModuleUnload) X(cuModuleGetFunction)      \
                     X(cuFuncSetAttribute) X(cuFuncGetAttribute)                                    \
-                        X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)           \
+                        X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuOccupancyMaxActiveClusters) X(cuLaunchKernel)           \
                             X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                \
                                 X(cuEventElapsedTime) X(cuEventDestroy) X(cuGetErrorName)          \
                                     X(cuGetErrorString) X(cuMemcpyDtoD) X(cuTensorMapEncodeTiled)  \

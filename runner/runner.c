@@ -1026,8 +1026,44 @@ static bool allow_cluster(json_t *req, CUfunction fn) {
     return true;
 }
 
+/* A request's "persistent" (launch().persistent): grid[0], at most what runs
+ * at once, lowered to the clusters of the kernel that fit (a cluster lives
+ * in one GPC, so fewer than SMs / cluster may: 30 of 4 on the H200), or
+ * without a cluster to the blocks that fit (occ an SM), as the header does. */
+static bool cap_persistent(json_t *req, launch_cfg *l, int occ) {
+    if (!json_is_true(json_object_get(req, "persistent"))) return true;
+    int w = 0, h = 0, d = 0, n = 0;
+    if (drv.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, l->fn) != CUDA_SUCCESS ||
+        drv.cuFuncGetAttribute(&h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, l->fn) != CUDA_SUCCESS ||
+        drv.cuFuncGetAttribute(&d, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, l->fn) != CUDA_SUCCESS)
+        w = h = d = 0;
+    if (l->grid[1] != 1 || l->grid[2] != 1 || h > 1 || d > 1) {
+        fail("launch_refused", "launch().persistent needs a grid and a cluster along x alone (grid "
+                               "%u x %u x %u); fix the space's launch function",
+             l->grid[0], l->grid[1], l->grid[2]);
+        return false;
+    }
+    unsigned long long cap = (unsigned long long)occ * (unsigned)R.sms;
+    if (w > 0) {
+        CUlaunchConfig cfg = {.gridDimX = l->grid[0], .gridDimY = 1, .gridDimZ = 1,
+                              .blockDimX = l->block[0], .blockDimY = l->block[1],
+                              .blockDimZ = l->block[2], .sharedMemBytes = l->smem};
+        CUresult r = drv.cuOccupancyMaxActiveClusters(&n, l->fn, &cfg);
+        if (r != CUDA_SUCCESS || n < 1) {
+            if (r != CUDA_SUCCESS)
+                fail_cuda("launch_refused", "counting the clusters that run at once", r);
+            else
+                fail("launch_refused", "no cluster of %d CTAs of this kernel fits at once", w);
+            return false;
+        }
+        cap = (unsigned long long)n * (unsigned)w;
+    }
+    if (l->grid[0] > cap) l->grid[0] = (unsigned)cap;
+    return true;
+}
+
 /* A launch of fn by `req` (grid, block, smem, resident, tensor_maps, scratch,
- * cluster) on the current problem: its configuration in *l and its occupancy,
+ * cluster, persistent) on the current problem: its configuration in *l and its occupancy,
  * or -1 after answering why it cannot run. */
 static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     json_int_t smem = json_integer_value(json_object_get(req, "smem"));
@@ -1061,7 +1097,7 @@ static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     } else if (resident > occ) {
         fail("over_occupancy", "only %d blocks of this variant fit on an SM, not %lld", occ,
              (long long)resident);
-    } else {
+    } else if (cap_persistent(req, l, occ)) {
         return occ;
     }
     return -1;

@@ -59,6 +59,9 @@ grep -q "NonPortableCluster" "$tmp"/kc-plain/*/geometry_cluster.cuh &&
 "$bartune" run tests/toy/geometry_cluster.lua shape=bad --size rows=100 --size cols=300 $dirs >"$tmp/cl" 2>&1 &&
     fail "launch().cluster = 17 was run"
 grep -q "launch().cluster must be an integer from 1 to 16" "$tmp/cl" || fail "cluster = 17: $(tail -3 "$tmp/cl")"
+"$bartune" run tests/toy/geometry_cluster.lua shape=persistent_bad --size rows=100 --size cols=300 $dirs >"$tmp/cl" 2>&1 &&
+    fail "launch().persistent = 1 was run"
+grep -q "launch().persistent must be true or false" "$tmp/cl" || fail "persistent = 1: $(tail -3 "$tmp/cl")"
 # a space path with a newline in it reaches the header's comments as one line
 d="toy
 #error the path escaped its comment"

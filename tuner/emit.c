@@ -349,6 +349,45 @@ const char *emit_common(void) {
     return text;
 }
 
+/* launch().persistent: grid x lowered to the clusters of the kernel that
+ * run at once (or its blocks, without a cluster), as the runner does;
+ * counted on a device's first call (per shared memory size) and kept. */
+static void sb_cap_persistent(strbuf *b) {
+    sb_printf(
+        b,
+        "    // launch().persistent: at most the clusters (blocks) of the kernel that run at once\n"
+        "    static std::atomic<long long> bt_most_at[64], bt_most_smem[64];\n"
+        "    long long bt_most = bt_known && bt_most_smem[bt_dev].load() == bt_smem\n"
+        "        ? bt_most_at[bt_dev].load(std::memory_order_acquire) : 0;\n"
+        "    if (bt_most <= 0) {\n"
+        "        cudaFuncAttributes bt_fc;\n"
+        "        int bt_n = 0;\n"
+        "        bt_e = cudaFuncGetAttributes(&bt_fc, (const void *)bt_kernel);\n"
+        "        if (bt_e == cudaSuccess && bt_fc.requiredClusterWidth > 0) {\n"
+        "            cudaLaunchConfig_t bt_cfg = {};\n"
+        "            bt_cfg.gridDim = dim3((unsigned)bt_grid_x, 1, 1);\n"
+        "            bt_cfg.blockDim = dim3((unsigned)bt_block_x, (unsigned)bt_block_y, "
+        "(unsigned)bt_block_z);\n"
+        "            bt_cfg.dynamicSmemBytes = (size_t)bt_smem;\n"
+        "            bt_e = cudaOccupancyMaxActiveClusters(&bt_n, (const void *)bt_kernel, "
+        "&bt_cfg);\n"
+        "            bt_most = (long long)bt_n * bt_fc.requiredClusterWidth;\n"
+        "        } else if (bt_e == cudaSuccess) {\n"
+        "            bt_e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bt_n, (const void "
+        "*)bt_kernel,\n"
+        "                (int)(bt_block_x * bt_block_y * bt_block_z), (size_t)bt_smem);\n"
+        "            bt_most = (long long)bt_n * bt_sms;\n"
+        "        }\n"
+        "        if (bt_e != cudaSuccess) return bt_e;\n"
+        "        if (bt_most <= 0) return cudaErrorInvalidConfiguration;  // none fits at once\n"
+        "        if (bt_known) {\n"
+        "            bt_most_smem[bt_dev].store(bt_smem);\n"
+        "            bt_most_at[bt_dev].store(bt_most, std::memory_order_release);\n"
+        "        }\n"
+        "    }\n"
+        "    const long long bt_run_x = bt_grid_x < bt_most ? bt_grid_x : bt_most;\n");
+}
+
 /* The launcher generated from the space's launch() run over symbols: the
  * same geometry the runner launched, computed from the call's sizes. */
 static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, bool arch_specific) {
@@ -436,6 +475,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
         "    // the launch's own error, returned (no cudaGetLastError: an error the\n"
         "    // caller left pending stays the caller's)\n",
         nonportable);
+    bool persistent = json_is_true(json_object_get(geo, "persistent"));
+    if (persistent) sb_cap_persistent(b);
     if (scratch)
         sb_printf(b, "    void *bt_ws = nullptr;  // this call's own (launch().scratch)\n"
                      "    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, "
@@ -452,10 +493,10 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
     sb_printf(b,
               "};\n"
               "    %s cudaLaunchKernel((const void *)bt_kernel,\n"
-              "        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
+              "        dim3((unsigned)%s, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
               "        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
               "bt_args, (size_t)bt_smem, stream);\n",
-              scratch ? "bt_e =" : "return");
+              scratch ? "bt_e =" : "return", persistent ? "bt_run_x" : "bt_grid_x");
     if (scratch)
         sb_printf(b, "    if (bt_ws) {  // freed after the kernel, in its stream\n"
                      "        const cudaError_t bt_f = cudaFreeAsync(bt_ws, stream);\n"

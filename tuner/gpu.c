@@ -317,6 +317,8 @@ static void add_extras(json_t *req, json_t *geo) {
     if (scratch && zero) json_object_set(req, "scratch_zero", zero);
     json_t *cluster = json_object_get(geo, "cluster");
     if (cluster) json_object_set(req, "cluster", cluster);
+    json_t *persistent = json_object_get(geo, "persistent");
+    if (json_is_true(persistent)) json_object_set(req, "persistent", persistent);
 }
 
 static char *check_geometry(json_t *geo, json_t *instance) {

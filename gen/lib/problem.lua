@@ -786,6 +786,16 @@ function M.geometry(fn, c, s, dev, where)
     end
     out.cluster = cluster
   end
+  -- persistent: grid[1] is at most what runs at once (the kernel walks its
+  -- work with a stride of gridDim.x): the runner and the header lower it to
+  -- the clusters of the kernel that fit (cuOccupancyMaxActiveClusters; a
+  -- cluster lives in one GPC, so fewer than SMs / cluster may: 30 of 4 on
+  -- the H200), or without a cluster to the blocks that fit
+  local persistent = rawget(g, "persistent")
+  if persistent ~= nil then
+    if type(persistent) ~= "boolean" then error(where .. ": launch().persistent must be true or false", 0) end
+    out.persistent = persistent or nil
+  end
   out.tensor_maps, values.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
   return out, values
 end

@@ -1,14 +1,17 @@
 -- launch().cluster (tests/geometry.sh): a kernel's compile-time cluster over
 -- 8 CTAs, which the header must allow before launching; a value outside
--- 1..16 is an error of the space.
+-- 1..16 is an error of the space; so is a launch().persistent that is not a
+-- boolean.
 space { name = "geometry_cluster", template = "axpy2d.cu", problem = "axpy2d" }
-param("shape", { "plain", "sixteen", "bad" })
+param("shape", { "plain", "sixteen", "bad", "persistent_bad" })
 derive(function(c)
   c.block_x, c.block_y, c.fault, c.checked = 32, 4, "none", false
   c.threads, c.smem_bytes = 128, 0
 end)
 launch(function(c, s, dev)
   local cluster = ({ sixteen = 16, bad = 17 })[c.shape]
-  return { grid = { ceil_div(s.cols, 32), ceil_div(s.rows, 4) }, block = { 32, 4 }, smem = 1024, cluster = cluster }
+  local persistent = c.shape == "persistent_bad" and 1 or nil
+  return { grid = { ceil_div(s.cols, 32), ceil_div(s.rows, 4) }, block = { 32, 4 }, smem = 1024, cluster = cluster,
+           persistent = persistent }
 end)
 portable("portable", { shape = "plain" })
