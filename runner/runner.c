@@ -1033,21 +1033,28 @@ static bool allow_cluster(json_t *req, CUfunction fn) {
 static bool cap_persistent(json_t *req, launch_cfg *l, int occ) {
     if (!json_is_true(json_object_get(req, "persistent"))) return true;
     int w = 0, h = 0, d = 0, n = 0;
-    if (drv.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, l->fn) != CUDA_SUCCESS ||
-        drv.cuFuncGetAttribute(&h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, l->fn) != CUDA_SUCCESS ||
+    if (drv.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, l->fn) !=
+            CUDA_SUCCESS ||
+        drv.cuFuncGetAttribute(&h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, l->fn) !=
+            CUDA_SUCCESS ||
         drv.cuFuncGetAttribute(&d, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, l->fn) != CUDA_SUCCESS)
         w = h = d = 0;
     if (l->grid[1] != 1 || l->grid[2] != 1 || h > 1 || d > 1) {
-        fail("launch_refused", "launch().persistent needs a grid and a cluster along x alone (grid "
-                               "%u x %u x %u); fix the space's launch function",
+        fail("launch_refused",
+             "launch().persistent needs a grid and a cluster along x alone (grid "
+             "%u x %u x %u); fix the space's launch function",
              l->grid[0], l->grid[1], l->grid[2]);
         return false;
     }
     unsigned long long cap = (unsigned long long)occ * (unsigned)R.sms;
     if (w > 0) {
-        CUlaunchConfig cfg = {.gridDimX = l->grid[0], .gridDimY = 1, .gridDimZ = 1,
-                              .blockDimX = l->block[0], .blockDimY = l->block[1],
-                              .blockDimZ = l->block[2], .sharedMemBytes = l->smem};
+        CUlaunchConfig cfg = {.gridDimX = l->grid[0],
+                              .gridDimY = 1,
+                              .gridDimZ = 1,
+                              .blockDimX = l->block[0],
+                              .blockDimY = l->block[1],
+                              .blockDimZ = l->block[2],
+                              .sharedMemBytes = l->smem};
         CUresult r = drv.cuOccupancyMaxActiveClusters(&n, l->fn, &cfg);
         if (r != CUDA_SUCCESS || n < 1) {
             if (r != CUDA_SUCCESS)
