@@ -994,6 +994,15 @@ static void measure_host(const char *lib, int reps, double sustain_s) {
     if (ans) send_json(ans);
 }
 
+/* The kernel's compile-time cluster (__cluster_dims__) in *w x *h x *d; all
+ * 0 where it has none or the driver does not say. */
+static void kernel_cluster(CUfunction fn, int *w, int *h, int *d) {
+    if (drv.cuFuncGetAttribute(w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fn) != CUDA_SUCCESS ||
+        drv.cuFuncGetAttribute(h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, fn) != CUDA_SUCCESS ||
+        drv.cuFuncGetAttribute(d, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, fn) != CUDA_SUCCESS)
+        *w = *h = *d = 0;
+}
+
 /* A request's "cluster" (launch().cluster): the CTAs of the kernel's
  * compile-time cluster, which must be what the kernel says; over 8 (a
  * non-portable size) the kernel is allowed it, as the header does. */
@@ -1006,10 +1015,8 @@ static bool allow_cluster(json_t *req, CUfunction fn) {
         fail("bad_request", "cluster must be 1 to 16 CTAs");
         return false;
     }
-    if (drv.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fn) == CUDA_SUCCESS &&
-        drv.cuFuncGetAttribute(&h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, fn) == CUDA_SUCCESS &&
-        drv.cuFuncGetAttribute(&d, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, fn) == CUDA_SUCCESS &&
-        w > 0 && (json_int_t)w * (h > 0 ? h : 1) * (d > 0 ? d : 1) != n) {
+    kernel_cluster(fn, &w, &h, &d);
+    if (w > 0 && (json_int_t)w * (h > 0 ? h : 1) * (d > 0 ? d : 1) != n) {
         fail("launch_refused",
              "launch().cluster says %lld CTAs; the kernel's cluster is %d x %d x %d (fix the "
              "space's launch function)",
@@ -1033,12 +1040,7 @@ static bool allow_cluster(json_t *req, CUfunction fn) {
 static bool cap_persistent(json_t *req, launch_cfg *l, int occ) {
     if (!json_is_true(json_object_get(req, "persistent"))) return true;
     int w = 0, h = 0, d = 0, n = 0;
-    if (drv.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, l->fn) !=
-            CUDA_SUCCESS ||
-        drv.cuFuncGetAttribute(&h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, l->fn) !=
-            CUDA_SUCCESS ||
-        drv.cuFuncGetAttribute(&d, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, l->fn) != CUDA_SUCCESS)
-        w = h = d = 0;
+    kernel_cluster(l->fn, &w, &h, &d);
     if (l->grid[1] != 1 || l->grid[2] != 1 || h > 1 || d > 1) {
         fail("launch_refused",
              "launch().persistent needs a grid and a cluster along x alone (grid "
