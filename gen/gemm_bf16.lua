@@ -213,19 +213,14 @@ launch(function(c, s, dev)
       persistent = c.cluster >= 4 or nil }
   end
   local ss = c.scratch_split or 1
-  if ss > 1 and c.scratch_sum == "spread" then
-    -- tile u's CTAs are blocks u * ss .. u * ss + ss - 1; a counter a tile,
-    -- then each tile's ss slices of fp32 sums
-    local counters = ceil_div(units, 64) * 64 * 4
-    return { grid = { units * ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
-      tensor_maps = maps, scratch = counters + units * ss * c.rows * c.bn * 4, scratch_zero = counters }
-  end
   if ss > 1 then
     -- a counter per tile (whole 256-byte lines: the prefix cleared at a
-    -- launch), then each tile's ss partial tiles of fp32 sums
+    -- launch), then each tile's ss partial tiles of fp32 sums; a tile's CTAs
+    -- are a grid row each (last), or blocks u * ss .. u * ss + ss - 1 (spread)
     local ctas = blocks * c.cluster
     local counters = ceil_div(ctas, 64) * 64 * 4
-    return { grid = { ctas, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+    return { grid = c.scratch_sum == "spread" and { ctas * ss } or { ctas, ss }, block = { c.threads },
+      smem = c.smem_bytes, resident = 1, min_cc = 90,
       tensor_maps = maps, scratch = counters + ctas * ss * c.rows * c.bn * 4, scratch_zero = counters }
   end
   -- persistent: clusters of 4 or more, so that the runner and the header
