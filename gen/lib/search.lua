@@ -13,6 +13,10 @@
 --                             conditional parameters (a `when`'s);
 --                             space.find(values): the candidate with those
 --                             values, or nil where the constraints rule it out;
+--                             space.untried(tried, rng): a random candidate
+--                             whose id is not a key of `tried`, nil when none
+--                             is left (random draws, then a scan, so a small
+--                             space nearly searched is still searched out);
 --                             space.elsewhere: candidates that were fastest in
 --                             other landscapes (replay --warm-from), best
 --                             first; empty when nothing is known;
@@ -177,6 +181,18 @@ local function space_view(cands, params, by_desc, warm, x)
   local defaults = M.defaults_of(params)
   -- The candidate with exactly these values, or nil (not valid in the space).
   function view.find(values) return by_desc[M.describe(values, defaults)] end
+  function view.untried(tried, rng)
+    for _ = 1, 50 do
+      local c = cands[rng:int(#cands)]
+      if not tried[c.id] then return c end
+    end
+    local from = rng:int(#cands)
+    for i = 0, #cands - 1 do
+      local c = cands[(from + i - 1) % #cands + 1]
+      if not tried[c.id] then return c end
+    end
+    return nil
+  end
   local cache, near_cache = {}, {}
   function view.neighbours(c)
     if cache[c.id] then return cache[c.id] end

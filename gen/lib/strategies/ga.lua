@@ -14,11 +14,7 @@ local POP = 10
 local since_best = 0
 
 local function random_candidate()
-  for _ = 1, 50 do
-    local c = space.candidates[rng:int(#space.candidates)]
-    if not tried[c.id] then return c end
-  end
-  return space.candidates[rng:int(#space.candidates)]
+  return space.untried(tried, rng) or space.candidates[rng:int(#space.candidates)]
 end
 
 local function tournament()
@@ -66,6 +62,10 @@ function S.ask(k)
       out[#out + 1] = c
     end
   end
+  -- children and draws all tried (a small space nearly searched): any untried
+  -- one, so the search ends only when the space is searched out
+  local c = #out == 0 and space.untried(tried, rng)
+  if c then tried[c.id] = true; out[1] = c end
   return out
 end
 

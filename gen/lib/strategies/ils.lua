@@ -207,14 +207,16 @@ local function kick()
     -- a fresh start where the search has been least: of a few untried
     -- candidates, the one whose values were tried least often
     local pick, least
-    for _ = 1, 20 do
-      local c = space.candidates[rng:int(#space.candidates)]
-      if not tried[c.id] then
-        local t = 0
-        for _, key in ipairs(keys(c)) do t = t + (seen[key] or 0) end
-        if not least or t < least then pick, least = c, t end
-      end
+    local function consider(c)
+      if tried[c.id] then return end
+      local t = 0
+      for _, key in ipairs(keys(c)) do t = t + (seen[key] or 0) end
+      if not least or t < least then pick, least = c, t end
     end
+    for _ = 1, 20 do consider(space.candidates[rng:int(#space.candidates)]) end
+    -- all 20 drawn were tried (a small space nearly searched): every untried
+    -- one is a candidate, else the search would end with some never measured
+    if not pick then for _, c in ipairs(space.candidates) do consider(c) end end
     if pick then queue[#queue + 1] = pick; restart = pick end
   end
 end

@@ -107,13 +107,7 @@ local function predict(c)
   return s, near
 end
 
-local function untried_random()
-  for _ = 1, 50 do
-    local c = space.candidates[rng:int(#space.candidates)]
-    if not tried[c.id] then return c end
-  end
-  return nil
-end
+local function untried_random() return space.untried(tried, rng) end
 
 -- The k untried candidates of the pool the model scores best.
 local function proposals(k)
