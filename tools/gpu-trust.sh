@@ -384,7 +384,8 @@ for line in sys.stdin:
           done
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     header-bench) # the committed header as a program calls it, beside cuBLAS, events per call
-          # (tools/header-bench.cu; HB_SHAPES "MxNxK[:transa,transb] ...", default the tune list)
+          # (tools/header-bench.cu; HB_SHAPES "MxNxK[:transa,transb] ...", default the tune list;
+          # HB_MODES "s q c k ck b": the ways of timing it, default s)
           nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels tools/header-bench.cu -lcublas \
               -o /tmp/header-bench >"$out/header-bench.log" 2>&1 || { cat "$out/header-bench.log"; continue; }
           # shellcheck disable=SC2086 # the shapes are words

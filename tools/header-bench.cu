@@ -5,13 +5,31 @@
 // per shape and layout, the path the header takes, tuned ms, cuBLAS ms,
 // cuBLAS / tuned speed, and the geomean; issue 25 compares it with bench's.
 //
+// HB_MODES (default "s") times each shape in several ways, to tell what in
+// the runner's timed loop (tuner bench) costs a kernel that a program's call
+// does not pay (NOTES.md, twenty-first session: our small kernels ran ~2.4 us
+// slower a launch there than back to back, cuBLAS's did not):
+//   s   one call between two events, the host waiting for each (a program)
+//   q   calls queued, events around each, one wait at the end
+//   c   q, with C copied back from a pristine copy before each call's first
+//       event (the runner's prepare() of an inout buffer)
+//   k   q, with a kernel reading C and three buffers of its size after each
+//       call's second event (the runner's checks)
+//   ck  both, as the runner times a launch
+//   b   calls back to back between two events, the time over the calls (bench's
+//       sustained figure, without its seconds)
+// Each way runs tuned then cuBLAS in blocks of REPS, three rounds, median of all.
+//
 //   nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels
 //        tools/header-bench.cu -lcublas -o /tmp/header-bench
-//   [HB_BETA=0] /tmp/header-bench [REPS] [MxNxK[:transa,transb] ...]   (default: the tune list)
+//   [HB_BETA=0] [HB_MODES="s q c k ck b"] /tmp/header-bench [REPS] [MxNxK[:transa,transb] ...]
+//   (default shapes: the tune list)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -64,6 +82,66 @@ static double median(std::vector<float> v) {
     return v[v.size() / 2];
 }
 
+// What the runner's checks do after a launch: read the output and three
+// buffers of its size (expected values, bounds, scales), here summed.
+__global__ void read4(const unsigned* c, const unsigned* x, const unsigned* y, const unsigned* z, size_t n,
+                      unsigned* sink) {
+    unsigned s = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        s += c[i] ^ x[i] ^ y[i] ^ z[i];
+    if (s == 0x9e3779b9u) *sink = s;  // keeps the reads; practically never written
+}
+
+// The buffers a way of timing touches besides the call's own.
+struct Around {
+    void* c;            // the call's output
+    const void* clean;  // its pristine copy
+    const unsigned *x, *y, *z;
+    unsigned* sink;
+    size_t bytes;  // of C
+    int sms;
+};
+
+// Per-call times of `call` timed the way `mode` says (see the top), reps calls.
+template <class F>
+static std::vector<float> timed(const char* mode, int reps, const Around& a, F call) {
+    const bool sync = !strcmp(mode, "s"), copy = strchr(mode, 'c'), check = strchr(mode, 'k');
+    std::vector<float> out;
+    if (!strcmp(mode, "b")) {
+        cudaEvent_t e0, e1;
+        CHECK(cudaEventCreate(&e0));
+        CHECK(cudaEventCreate(&e1));
+        CHECK(cudaEventRecord(e0));
+        for (int i = 0; i < reps; i++) CHECK(call());
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        out.assign(1, ms / reps);
+        CHECK(cudaEventDestroy(e0));
+        CHECK(cudaEventDestroy(e1));
+        return out;
+    }
+    std::vector<cudaEvent_t> ev(2 * reps);
+    for (cudaEvent_t& e : ev) CHECK(cudaEventCreate(&e));
+    for (int i = 0; i < reps; i++) {
+        if (copy) CHECK(cudaMemcpyAsync(a.c, a.clean, a.bytes, cudaMemcpyDeviceToDevice));
+        CHECK(cudaEventRecord(ev[2 * i]));
+        CHECK(call());
+        CHECK(cudaEventRecord(ev[2 * i + 1]));
+        if (check) read4<<<a.sms * 8, 256>>>((const unsigned*)a.c, a.x, a.y, a.z, a.bytes / 4, a.sink);
+        if (sync) CHECK(cudaEventSynchronize(ev[2 * i + 1]));
+    }
+    CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < reps; i++) {
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        out.push_back(ms);
+    }
+    for (cudaEvent_t& e : ev) CHECK(cudaEventDestroy(e));
+    return out;
+}
+
 int main(int argc, char** argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 50;
     if (reps < 5) {
@@ -80,6 +158,22 @@ int main(int argc, char** argv) {
         shapes.push_back(s);
     }
     if (shapes.empty()) shapes.assign(std::begin(kTune), std::end(kTune));
+    std::vector<std::string> modes;
+    {
+        const char* m = getenv("HB_MODES") ? getenv("HB_MODES") : "s";
+        char word[8];
+        int used = 0;
+        while (sscanf(m, " %7s%n", word, &used) == 1) {
+            const std::string w = word;
+            if (w != "s" && w != "q" && w != "c" && w != "k" && w != "ck" && w != "b") {
+                fprintf(stderr, "%s: HB_MODES: '%s' is not one of s q c k ck b\n", argv[0], word);
+                return 2;
+            }
+            modes.push_back(w);
+            m += used;
+        }
+        if (modes.empty()) modes.push_back("s");
+    }
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         fprintf(stderr, "no GPU\n");
@@ -101,15 +195,25 @@ int main(int argc, char** argv) {
         fprintf(stderr, "cublasCreate failed\n");
         return 1;
     }
-    cudaEvent_t t0, t1;
-    CHECK(cudaEventCreate(&t0));
-    CHECK(cudaEventCreate(&t1));
     // bench's scalars (problems/gemm_bf16.lua); HB_BETA=0 times C = alpha A B, which
     // reads no C (what most programs call)
     const float alpha = 1.25f, beta = getenv("HB_BETA") ? (float)atof(getenv("HB_BETA")) : -0.75f;
+    // the runner-like ways' buffers: C's pristine copy and three more of its size
+    void *clean, *x, *y, *z;
+    unsigned* sink;
+    CHECK(cudaMalloc(&clean, most * 2));
+    CHECK(cudaMalloc(&x, most * 2));
+    CHECK(cudaMalloc(&y, most * 2));
+    CHECK(cudaMalloc(&z, most * 2));
+    CHECK(cudaMalloc(&sink, 4));
+    for (void* p : {clean, x, y, z}) fill<<<1024, 256>>>((__nv_bfloat16*)p, most, 4u);
+    int sms = 0;
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CHECK(cudaDeviceSynchronize());
     printf("alpha %.2f, beta %.2f\n", alpha, beta);
-    printf("%-24s %10s %10s %8s  %s\n", "shape (transa,transb)", "tuned ms", "cuBLAS ms", "ratio", "header path");
-    double log_sum = 0;
+    printf("%-24s %-4s %10s %10s %8s  %s\n", "shape (transa,transb)", "way", "tuned ms", "cuBLAS ms", "ratio",
+           "header path");
+    std::vector<double> log_sum(modes.size(), 0.0);
     for (const Shape& s : shapes) {
         // packed: lda, ldb, ldc as the problem's defaults
         const int lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n, ldc = s.n;
@@ -120,27 +224,26 @@ int main(int argc, char** argv) {
                                              CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
             return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
         };
-        auto time = [&](auto call) {
-            CHECK(cudaEventRecord(t0));
-            CHECK(call());
-            CHECK(cudaEventRecord(t1));
-            CHECK(cudaEventSynchronize(t1));
-            float ms;
-            CHECK(cudaEventElapsedTime(&ms, t0, t1));
-            return ms;
-        };
-        for (int i = 0; i < 5; i++) time(tuned), time(cublas);  // warm-up: first-call checks, clocks
-        std::vector<float> mt, mc;
-        for (int i = 0; i < reps; i++) mt.push_back(time(tuned)), mc.push_back(time(cublas));
-        const double tm = median(mt), cm = median(mc);
+        const Around around{c, clean, (const unsigned*)x, (const unsigned*)y, (const unsigned*)z, sink,
+                            (size_t)s.m * s.n * 2, sms};
+        timed("s", 5, around, tuned), timed("s", 5, around, cublas);  // warm-up: first-call checks, clocks
         bartune_gemm_bf16_path_t p = bartune_gemm_bf16_path(s.ta, s.tb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc);
         char label[64];
         snprintf(label, sizeof label, "%dx%dx%d (%d,%d)", s.m, s.n, s.k, s.ta, s.tb);
-        printf("%-24s %10.4f %10.4f %8.2f  %s%s%s\n", label, tm, cm, cm / tm, p.why ? "NOT TUNED: " : "tuned ",
-               p.name, p.why ? p.why : "");
-        log_sum += std::log(cm / tm);
+        for (size_t w = 0; w < modes.size(); w++) {
+            std::vector<float> mt, mc;
+            for (int round = 0; round < 3; round++) {
+                for (float ms : timed(modes[w].c_str(), reps, around, tuned)) mt.push_back(ms);
+                for (float ms : timed(modes[w].c_str(), reps, around, cublas)) mc.push_back(ms);
+            }
+            const double tm = median(mt), cm = median(mc);
+            printf("%-24s %-4s %10.4f %10.4f %8.2f  %s%s%s\n", label, modes[w].c_str(), tm, cm, cm / tm,
+                   p.why ? "NOT TUNED: " : "tuned ", p.name, p.why ? p.why : "");
+            log_sum[w] += std::log(cm / tm);
+        }
     }
-    printf("geomean cuBLAS / tuned over %zu shapes: %.3f (%d calls each, medians, events per call)\n", shapes.size(),
-           std::exp(log_sum / shapes.size()), reps);
+    for (size_t w = 0; w < modes.size(); w++)
+        printf("geomean cuBLAS / tuned over %zu shapes, way %s: %.3f (%d calls each, three rounds, medians)\n",
+               shapes.size(), modes[w].c_str(), std::exp(log_sum[w] / shapes.size()), reps);
     return 0;
 }
