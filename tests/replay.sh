@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Every shipped strategy replayed on the committed H200 pipeline records (no
 # GPU, no nvcc), 30 seeds each, against stated thresholds: a change that
-# makes a strategy worse fails here. Figures: NOTES.md.
+# makes a strategy worse fails here (30 seeds, or 100 where 30 seeds' median
+# is too noisy to hold a strategy to: gemm_bf16's). Figures: NOTES.md.
 set -u
 bartune=$1 root=$2
 cd "$root"
 records=results/nvidia-h200-sm90/pipeline.jsonl
 fail=0
-# check STRATEGY PCT MAX_MEDIAN MIN_SEEDS
+# check STRATEGY PCT MAX_MEDIAN MIN_SEEDS (of the seeds the replay ran)
 check() {
     local line med seeds
     line=$(grep "within $2%" "$tmp_out")
     med=$(sed -n 's/.*median \([0-9]*\) measured.*/\1/p' <<<"$line")
-    seeds=$(sed -n 's/.*(\([0-9]*\)\/30 seeds).*/\1/p' <<<"$line")
-    if [ -z "$med" ] || [ "$med" -gt "$3" ] || [ "$seeds" -lt "$4" ]; then
-        echo "$1: within $2%: ${line:-no line}; wanted a median <= $3 in >= $4 of 30 seeds"
+    seeds=$(sed -n 's/.*(\([0-9]*\)\/[0-9]* seeds).*/\1/p' <<<"$line")
+    if [ -z "$med" ] || [ -z "$seeds" ] || [ "$med" -gt "$3" ] || [ "$seeds" -lt "$4" ]; then
+        echo "$1: within $2%: ${line:-no line}; wanted a median <= $3 in >= $4 seeds"
         fail=1
     fi
 }
@@ -26,7 +27,7 @@ for st in ils ga random exhaustive; do
         { echo "replay $st failed:"; cat "$tmp_out"; fail=1; continue; }
     head -1 "$tmp_out" | grep -q "5971 candidates" || { echo "$st: not the whole space"; cat "$tmp_out"; fail=1; }
     case $st in
-    ils) check ils 2 25 30; check ils 1 30 30 ;; # 20 and 22 in 30/30 (NOTES.md 2026-12-02, ninth)
+    ils) check ils 2 14 30; check ils 1 16 30 ;; # 10 and 12 in 30/30 (NOTES.md 2026-12-04, twenty-second)
     ga) check ga 2 90 27; check ga 1 110 27 ;;
     random) check random 2 300 25 ;;
     exhaustive) check exhaustive 2 60 30 ;;
@@ -102,9 +103,9 @@ for n in 67108864 4194304; do
     check "model on the skeleton at n=$n, cold" 2 $([ $n = 67108864 ] && echo 12 || echo 16) 30
 done
 # the toy (tests/toy/axpy.lua: 20 candidates, 2 of them wrong), every one
-# measured at both tuned sizes on the H200: ils cold 4 and 8, warm 1 and 2
+# measured at both tuned sizes on the H200: ils cold 3 and 8, warm 1 and 2
 gunzip -c tests/data/h200-toy-axpy2d.jsonl.gz >"$tmp/toy.jsonl"
-for size in "rows=1000 5" "rows=4096 9"; do
+for size in "rows=1000 4" "rows=4096 9"; do
     set -- $size
     "$bartune" replay tests/toy/axpy.lua --records "$tmp/toy.jsonl" --size "$1" --seeds 30 >"$tmp_out" 2>&1 ||
         { echo "toy cold replay at $1 failed:"; cat "$tmp_out"; fail=1; }
@@ -134,23 +135,25 @@ done
 gemm_landscape() {
     gunzip -c "tests/data/$1" >"$tmp/g.jsonl"
     grep -vF "$2" results/nvidia-h200-sm90/gemm_bf16.jsonl >"$tmp/g-other.jsonl"
-    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --recorded --seeds 30 >"$tmp_out" 2>&1 ||
+    "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --recorded --seeds 100 >"$tmp_out" 2>&1 ||
         { echo "gemm_bf16 $3 cold replay failed:"; cat "$tmp_out"; fail=1; }
     head -1 "$tmp_out" | grep -q "3804 candidates (3804 ok)" || { echo "gemm_bf16 $3: not the recorded space"; cat "$tmp_out"; fail=1; }
-    check "ils on gemm_bf16 at $3, cold" 2 "$4" 29
+    check "ils on gemm_bf16 at $3, cold" 2 "$4" 97
     "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --recorded --warm-from "$tmp/g-other.jsonl" --seeds 30 \
         >"$tmp_out" 2>&1 || { echo "gemm_bf16 $3 warm replay failed:"; cat "$tmp_out"; fail=1; }
     check "ils on gemm_bf16 at $3 warm from other size tuples" 2 "$5" 29
 }
 # 1024^3 with 200 launches a variant (a plateau: 5 within 2% of the best, 52
-# within 5%): ils cold 33 (scores by each value's fastest point; 39 by its
-# mean), warm from every other size tuple 13 (the nearest landscapes' value
-# effects as a prior; 38 without), both in 30 of 30
+# within 5%): ils cold 26 in 100 of 100 seeds (a random start, equal scores to
+# the earlier-listed categorical value; 39 with a spread start and ties by id),
+# warm from every other size tuple 13 in 30 of 30 (the nearest landscapes'
+# value effects as a prior; 38 without)
 gemm_landscape h200-gemm_bf16-1024.jsonl.gz \
-    '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' 1024^3 36 15
-# 2048^3 with 100 launches (23 within 2%): ils cold 35; warm from the tuples of
-# other M, N, K (every layout at 2048^3 left out) 4 (NOTES.md 2026-12-02, eleventh)
-gemm_landscape h200-gemm_bf16-2048.jsonl.gz '"K":2048,"M":2048,"N":2048' 2048^3 38 15
+    '"sizes":{"K":1024,"M":1024,"N":1024,"lda":1024,"ldb":1024,"ldc":1024,"transa":0,"transb":0}' 1024^3 31 15
+# 2048^3 with 100 launches (23 within 2%): ils cold 20 in 100 of 100; warm from
+# the tuples of other M, N, K (every layout at 2048^3 left out) 4 (NOTES.md
+# 2026-12-02, eleventh; 2026-12-04, twenty-second)
+gemm_landscape h200-gemm_bf16-2048.jsonl.gz '"K":2048,"M":2048,"N":2048' 2048^3 24 15
 # without --recorded an unrecorded candidate is one that failed: the space as it is now
 "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --seeds 1 --budget 20 >"$tmp_out" 2>&1
 head -1 "$tmp_out" | grep -qE "[0-9]+ candidates \(3804 ok\)" && ! head -1 "$tmp_out" | grep -q "3804 candidates" ||

@@ -3,13 +3,18 @@
 -- one value, with the conditional parameters that value brings or takes
 -- away: space.near), for mixed categorical/integer spaces with many invalid
 -- points:
---   1. a spread-out start: candidates chosen so that every value of every
---      parameter appears early (invalid points cost nothing in the search);
+--   1. a random start (a spread start that showed every value of every
+--      parameter first cost more than it taught: NOTES.md 2026-12-04,
+--      twenty-second session);
 --   2. descent from the incumbent: its untried neighbours, the most
 --      promising first by a score per parameter value, summed (cold: how
 --      close the fastest point measured with that value came to the best),
 --      kept over all measured so far (three queued at a time, so the
---      newest scores pick the next);
+--      newest scores pick the next). Equal scores (every value unseen, as
+--      in the first steps) go to the earlier-listed value of a categorical
+--      parameter (spaces list the plain kind first: barrier = none, one
+--      consumer warpgroup, producer = warp), and at random among numeric
+--      values, whose ascending order says nothing of which is faster;
 --   3. at a local optimum, a kick: a random walk of a few steps from the
 --      incumbent, or a fresh start, and descend again. A fresh start goes where
 --      the search has been least (the values tried least often): regions a
@@ -20,7 +25,7 @@
 --      hundreds of variants lie within 10%) a search that only ever descends
 --      from its best stays in that best's basin (NOTES.md 2026-12-02).
 -- Warm (space.elsewhere: what other landscapes found fastest), step 1 is the
--- best few of those, with no spread start, and the model of step 2 starts
+-- best few of those, and the model of step 2 starts
 -- from what the nearest landscapes say (space.landscapes), trusted as far as
 -- they rank this one's measured points alike.
 local S = {}
@@ -70,10 +75,9 @@ end
 -- time per value less its mean), trusted as far as it ranks the candidates
 -- measured here as they rank here (Kendall's tau, counted as points come; a
 -- landscape that ranks them backwards counts for nothing, and once none
--- counts the search is cold, spread start included).
+-- counts the search is cold).
 local PRIORS, PRIOR_W = 3, 3
 local priors = {}
-local spread_queued = false -- the spread start queued (at once when cold)
 
 local function landscape_prior(land, weight)
   if #land < 8 then return nil end
@@ -156,32 +160,31 @@ local function promise(c, score)
   return s
 end
 
--- The candidates, the most promising first (each scored once).
-local function by_promise(list)
-  local score, p = value_scores(), {}
-  for _, c in ipairs(list) do p[c] = promise(c, score) end
-  table.sort(list, function(a, b) return p[a] > p[b] or (p[a] == p[b] and a.id < b.id) end)
-  return list
-end
-
--- A start that covers every value of every parameter once, at random.
-local function spread_start()
-  local need = {}
-  for _, p in ipairs(space.params) do
-    for _, v in ipairs(p.values) do need[p.name .. "=" .. tostring(v)] = true end
-  end
-  local picks, guard = {}, 0
-  while next(need) and guard < 200 do
-    guard = guard + 1
-    local c = space.candidates[rng:int(#space.candidates)]
-    local gain = 0
-    for k, v in pairs(c.values) do if need[k .. "=" .. tostring(v)] then gain = gain + 1 end end
-    if gain > 0 and not tried[c.id] then
-      picks[#picks + 1] = c
-      for k, v in pairs(c.values) do need[k .. "=" .. tostring(v)] = nil end
+-- How far down their parameters' lists c's categorical values are (summed
+-- positions; numeric values count nothing), the tie-break of equal scores.
+local rank_of = {}
+local function listed(c)
+  if rank_of[c.id] then return rank_of[c.id] end
+  local r = 0
+  for _, prm in ipairs(space.params) do
+    local v = c.values[prm.name]
+    if v ~= nil and type(v) ~= "number" then
+      for i, w in ipairs(prm.values) do if w == v then r = r + i - 1 end end
     end
   end
-  return picks
+  rank_of[c.id] = r
+  return r
+end
+
+-- The candidates, the most promising first (each scored once); equal
+-- scores by listed(), then at random (NOTES.md 2026-12-04, twenty-second:
+-- within 2% in 3, 8, 9, 12, 10, 12, 26, 21 measured on the eight complete
+-- landscapes at 300 seeds, against 3, 12, 12, 12, 17, 20, 38, 30 by id)
+local function by_promise(list)
+  local score, p, tie = value_scores(), {}, {}
+  for _, c in ipairs(list) do p[c] = promise(c, score); tie[c] = listed(c) + 0.5 * rng:float() end
+  table.sort(list, function(a, b) return p[a] > p[b] or (p[a] == p[b] and tie[a] < tie[b]) end)
+  return list
 end
 
 local function descend()
@@ -238,7 +241,7 @@ end
 
 -- Warm (space.elsewhere known: the fastest candidates of other landscapes):
 -- the best few of them come first, then the two the priors rank first, and
--- the priors stand in for the spread start (NOTES.md 2026-12-02, eleventh:
+-- the priors stand in for the random start (NOTES.md 2026-12-02, eleventh:
 -- gemm_bf16 1024^3 warm 38 -> 13). An
 -- improvement puts the incumbent's neighbours ahead of the queue, so a good
 -- prediction is descended from at once; a misleading one costs only its few.
@@ -249,6 +252,7 @@ function S.init(sp, budget, r)
   tried, queue, incumbent, best_time = {}, {}, nil, nil
   base, base_time, restart = nil, nil, nil
   keys_of, sum, n, all, count, seen = {}, {}, {}, 0, 0, {}
+  rank_of = {}
   least, lowest = {}, math.huge
   single = {}
   for _, p in ipairs(space.params) do single[p.name] = #p.values == 1 or nil end
@@ -256,10 +260,9 @@ function S.init(sp, budget, r)
   for i = 1, math.min(PRIORS, #space.landscapes) do
     priors[#priors + 1] = landscape_prior(space.landscapes[i], 1 / i)
   end
-  spread_queued = #priors == 0
   for i = 1, math.min(WARM_START, #space.elsewhere) do queue[#queue + 1] = space.elsewhere[i] end
   for _, c in ipairs(prior_best(2)) do queue[#queue + 1] = c end
-  if #priors == 0 then for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end end
+  if #priors == 0 then queue[#queue + 1] = space.untried(tried, rng) end
 end
 
 function S.ask(k)
@@ -294,11 +297,6 @@ function S.tell(c, result)
   if result.status ~= "ok" then return end
   local lt = math.log(result.time)
   prior_learn(c, result.time)
-  if not spread_queued and not prior_scores() then
-    -- no prior is trusted any longer: the search is cold, spread start and all
-    spread_queued = true
-    for _, c in ipairs(spread_start()) do queue[#queue + 1] = c end
-  end
   all, count = all + lt, count + 1
   for _, key in ipairs(keys(c)) do
     sum[key], n[key] = (sum[key] or 0) + lt, (n[key] or 0) + 1
