@@ -182,6 +182,9 @@ local function space_view(cands, params, by_desc, warm, x)
   -- The candidate with exactly these values, or nil (not valid in the space).
   function view.find(values) return by_desc[M.describe(values, defaults)] end
   function view.untried(tried, rng)
+    if type(tried) ~= "table" or type(rng) ~= "table" then
+      error("space.untried(tried, rng): tried is a table keyed by candidate id, rng the one init got", 2)
+    end
     for _ = 1, 50 do
       local c = cands[rng:int(#cands)]
       if not tried[c.id] then return c end
