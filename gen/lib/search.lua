@@ -185,6 +185,7 @@ local function space_view(cands, params, by_desc, warm, x)
     if type(tried) ~= "table" or type(rng) ~= "table" then
       error("space.untried(tried, rng): tried is a table keyed by candidate id, rng the one init got", 2)
     end
+    if #cands == 0 then return nil end
     for _ = 1, 50 do
       local c = cands[rng:int(#cands)]
       if not tried[c.id] then return c end
