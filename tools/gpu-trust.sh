@@ -385,11 +385,15 @@ for line in sys.stdin:
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     header-bench) # the committed header as a program calls it, beside cuBLAS, events per call
           # (tools/header-bench.cu; HB_SHAPES "MxNxK[:transa,transb] ...", default the tune list;
-          # HB_MODES "s q c k ck b": the ways of timing it, default s)
-          nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels tools/header-bench.cu -lcublas \
-              -o /tmp/header-bench >"$out/header-bench.log" 2>&1 || { cat "$out/header-bench.log"; continue; }
+          # HB_MODES "s q c k ck b": the ways of timing it, default s; HB_PROBLEM=sgemm: sgemm's
+          # header beside cublasSgemm, log header-bench-sgemm.log)
+          hb=header-bench hb_def=
+          [ "${HB_PROBLEM:-gemm_bf16}" = sgemm ] && hb=header-bench-sgemm hb_def=-DHB_SGEMM
+          # shellcheck disable=SC2086 # hb_def is one word or none
+          nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels $hb_def tools/header-bench.cu \
+              -lcublas -o /tmp/$hb >"$out/$hb.log" 2>&1 || { cat "$out/$hb.log"; continue; }
           # shellcheck disable=SC2086 # the shapes are words
-          /tmp/header-bench "${HB_REPS:-50}" ${HB_SHAPES:-} | tee -a "$out/header-bench.log" ;;
+          /tmp/$hb "${HB_REPS:-50}" ${HB_SHAPES:-} | tee -a "$out/$hb.log" ;;
     errors) nvcc -arch=sm_90 -std=c++17 -o /tmp/error-probe tools/error-probe.cu && /tmp/error-probe | tee "$out/errors.log" ;;
     tune-pipeline) # shellcheck disable=SC2086 # PIPE_ARGS are words
           timeout "${PIPE_TIMEOUT:-330}" $b run gen/pipeline.lua ${PIPE_ARGS:-} >"$out/tune-pipeline.log" 2>&1

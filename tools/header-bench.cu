@@ -1,9 +1,10 @@
 // gemm_bf16 as a program calls it: bartune_gemm_bf16 through the emitted
-// header (kernels/gemm_bf16.cuh) beside cublasGemmEx on the same inputs,
-// each call timed with events, the two alternating call by call (so both
-// see the same clocks and power), median of REPS after a warm-up. Prints,
-// per shape and layout, the path the header takes, tuned ms, cuBLAS ms,
-// cuBLAS / tuned speed, and the geomean; issue 25 compares it with bench's.
+// header (kernels/gemm_bf16.cuh) beside cublasGemmEx on the same inputs, each
+// call timed with events, median after a warm-up. Prints, per shape and
+// layout, the path the header takes, tuned ms, cuBLAS ms, cuBLAS / tuned
+// speed, and the geomean; issue 25 compares it with bench's. Built with
+// -DHB_SGEMM it times sgemm instead (kernels/sgemm.cuh beside cublasSgemm,
+// default math: fp32, no TF32; shapes MxNxK only), for issue 24.
 //
 // HB_MODES (default "s") times each shape in several ways, to tell what in
 // the runner's timed loop (tuner bench) costs a kernel that a program's call
@@ -20,7 +21,7 @@
 //       sustained figure, without its seconds)
 // Each way runs tuned then cuBLAS in blocks of REPS, three rounds, median of all.
 //
-//   nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels
+//   nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels [-DHB_SGEMM]
 //        tools/header-bench.cu -lcublas -o /tmp/header-bench
 //   [HB_BETA=0] [HB_MODES="s q c k ck b"] /tmp/header-bench [REPS] [MxNxK[:transa,transb] ...]
 //   (default shapes: the tune list)
@@ -35,7 +36,15 @@
 #include <cuda_runtime.h>
 #include <vector>
 
+#ifdef HB_SGEMM
+#include "sgemm.cuh"
+typedef float elem_t;
+__device__ inline float to_elem(float v) { return v; }
+#else
 #include "gemm_bf16.cuh"
+typedef __nv_bfloat16 elem_t;
+__device__ inline __nv_bfloat16 to_elem(float v) { return __float2bfloat16(v); }
+#endif
 
 #define CHECK(x)                                                                         \
     do {                                                                                 \
@@ -50,6 +59,13 @@ struct Shape {
     int m, n, k, ta, tb;
 };
 
+#ifdef HB_SGEMM
+// problems/sgemm.lua's tune list
+static const Shape kTune[] = {
+    {4096, 4096, 4096, 0, 0}, {2048, 2048, 2048, 0, 0},  {1024, 1024, 1024, 0, 0}, {512, 512, 512, 0, 0},
+    {3001, 2999, 4097, 0, 0}, {16384, 128, 4096, 0, 0}, {4096, 4096, 256, 0, 0},   {256, 256, 16384, 0, 0},
+};
+#else
 // problems/gemm_bf16.lua's tune list
 static const Shape kTune[] = {
     {4096, 4096, 4096, 0, 0}, {8192, 8192, 8192, 0, 0}, {2048, 2048, 2048, 0, 0},
@@ -59,6 +75,7 @@ static const Shape kTune[] = {
     {4096, 4096, 256, 0, 1},  {256, 256, 16384, 0, 1},  {4096, 4096, 4096, 1, 0},
     {4096, 4096, 4096, 1, 1},
 };
+#endif
 
 static bool parse(const char* s, Shape* out) {
     *out = Shape{0, 0, 0, 0, 0};
@@ -67,13 +84,13 @@ static bool parse(const char* s, Shape* out) {
            out->ta <= 1 && out->tb <= 1;
 }
 
-__global__ void fill(__nv_bfloat16* p, size_t n, unsigned seed) {
+__global__ void fill(elem_t* p, size_t n, unsigned seed) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         unsigned h = (unsigned)i * 2654435761u ^ seed;
         h ^= h >> 15;
         h *= 2246822519u;
         h ^= h >> 13;
-        p[i] = __float2bfloat16((h & 0xffff) / 32768.0f - 1.0f);  // uniform in [-1, 1)
+        p[i] = to_elem((h & 0xffff) / 32768.0f - 1.0f);  // uniform in [-1, 1)
     }
 }
 
@@ -151,8 +168,15 @@ int main(int argc, char** argv) {
     std::vector<Shape> shapes;
     for (int i = 2; i < argc; i++) {
         Shape s;
-        if (!parse(argv[i], &s)) {
-            fprintf(stderr, "%s: '%s' is not MxNxK or MxNxK:transa,transb (0 or 1)\n", argv[0], argv[i]);
+#ifdef HB_SGEMM
+        const bool bad = !parse(argv[i], &s) || s.ta || s.tb;  // sgemm: one layout
+        const char* form = "MxNxK";
+#else
+        const bool bad = !parse(argv[i], &s);
+        const char* form = "MxNxK or MxNxK:transa,transb (0 or 1)";
+#endif
+        if (bad) {
+            fprintf(stderr, "%s: '%s' is not %s\n", argv[0], argv[i], form);
             return 2;
         }
         shapes.push_back(s);
@@ -182,10 +206,10 @@ int main(int argc, char** argv) {
     size_t most = 0;  // elements of the largest operand
     for (const Shape& s : shapes)
         most = std::max({most, (size_t)s.m * s.k, (size_t)s.k * s.n, (size_t)s.m * s.n});
-    __nv_bfloat16 *a, *b, *c;
-    CHECK(cudaMalloc(&a, most * 2));
-    CHECK(cudaMalloc(&b, most * 2));
-    CHECK(cudaMalloc(&c, most * 2));
+    elem_t *a, *b, *c;
+    CHECK(cudaMalloc(&a, most * sizeof(elem_t)));
+    CHECK(cudaMalloc(&b, most * sizeof(elem_t)));
+    CHECK(cudaMalloc(&c, most * sizeof(elem_t)));
     fill<<<1024, 256>>>(a, most, 1u);
     fill<<<1024, 256>>>(b, most, 2u);
     fill<<<1024, 256>>>(c, most, 3u);
@@ -201,12 +225,12 @@ int main(int argc, char** argv) {
     // the runner-like ways' buffers: C's pristine copy and three more of its size
     void *clean, *x, *y, *z;
     unsigned* sink;
-    CHECK(cudaMalloc(&clean, most * 2));
-    CHECK(cudaMalloc(&x, most * 2));
-    CHECK(cudaMalloc(&y, most * 2));
-    CHECK(cudaMalloc(&z, most * 2));
+    CHECK(cudaMalloc(&clean, most * sizeof(elem_t)));
+    CHECK(cudaMalloc(&x, most * sizeof(elem_t)));
+    CHECK(cudaMalloc(&y, most * sizeof(elem_t)));
+    CHECK(cudaMalloc(&z, most * sizeof(elem_t)));
     CHECK(cudaMalloc(&sink, 4));
-    for (void* p : {clean, x, y, z}) fill<<<1024, 256>>>((__nv_bfloat16*)p, most, 4u);
+    for (void* p : {clean, x, y, z}) fill<<<1024, 256>>>((elem_t*)p, most, 4u);
     int sms = 0;
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     CHECK(cudaDeviceSynchronize());
@@ -217,6 +241,15 @@ int main(int argc, char** argv) {
     for (const Shape& s : shapes) {
         // packed: lda, ldb, ldc as the problem's defaults
         const int lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n, ldc = s.n;
+#ifdef HB_SGEMM
+        auto tuned = [&] { return bartune_sgemm(s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc); };
+        auto cublas = [&] {
+            cublasStatus_t st =
+                cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, ldb, a, lda, &beta, c, ldc);
+            return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+        };
+        bartune_sgemm_path_t p = bartune_sgemm_path(s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc);
+#else
         auto tuned = [&] { return bartune_gemm_bf16(s.ta, s.tb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc); };
         auto cublas = [&] {
             cublasStatus_t st = cublasGemmEx(h, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N,
@@ -224,10 +257,11 @@ int main(int argc, char** argv) {
                                              CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
             return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
         };
-        const Around around{c, clean, (const unsigned*)x, (const unsigned*)y, (const unsigned*)z, sink,
-                            (size_t)s.m * s.n * 2, sms};
-        timed("s", 5, around, tuned), timed("s", 5, around, cublas);  // warm-up: first-call checks, clocks
         bartune_gemm_bf16_path_t p = bartune_gemm_bf16_path(s.ta, s.tb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc);
+#endif
+        const Around around{c, clean, (const unsigned*)x, (const unsigned*)y, (const unsigned*)z, sink,
+                            (size_t)s.m * s.n * sizeof(elem_t), sms};
+        timed("s", 5, around, tuned), timed("s", 5, around, cublas);  // warm-up: first-call checks, clocks
         char label[64];
         snprintf(label, sizeof label, "%dx%dx%d (%d,%d)", s.m, s.n, s.k, s.ta, s.tb);
         for (size_t w = 0; w < modes.size(); w++) {
