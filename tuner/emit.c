@@ -356,9 +356,12 @@ static void sb_cap_persistent(strbuf *b) {
     sb_printf(
         b,
         "    // launch().persistent: at most the clusters (blocks) of the kernel that run at once\n"
-        "    static std::atomic<long long> bt_most_at[64], bt_most_smem[64];\n"
-        "    long long bt_most = bt_known && bt_most_smem[bt_dev].load() == bt_smem\n"
-        "        ? bt_most_at[bt_dev].load(std::memory_order_acquire) : 0;\n"
+        "    // (one word: shared memory << 32 | the count, so a call never reads one\n"
+        "    // size's count under another's, whatever threads store at once)\n"
+        "    static std::atomic<unsigned long long> bt_most_of[64];\n"
+        "    const unsigned long long bt_most_w = bt_known ? bt_most_of[bt_dev].load() : 0;\n"
+        "    long long bt_most = (long long)(bt_most_w >> 32) == bt_smem\n"
+        "        ? (long long)(bt_most_w & 0xffffffffull) : 0;\n"
         "    if (bt_most <= 0) {\n"
         "        cudaFuncAttributes bt_fc;\n"
         "        int bt_n = 0;\n"
@@ -380,10 +383,9 @@ static void sb_cap_persistent(strbuf *b) {
         "        }\n"
         "        if (bt_e != cudaSuccess) return bt_e;\n"
         "        if (bt_most <= 0) return cudaErrorInvalidConfiguration;  // none fits at once\n"
-        "        if (bt_known) {\n"
-        "            bt_most_smem[bt_dev].store(bt_smem);\n"
-        "            bt_most_at[bt_dev].store(bt_most, std::memory_order_release);\n"
-        "        }\n"
+        "        if (bt_known && bt_smem < (1ll << 32) && bt_most < (1ll << 32))\n"
+        "            bt_most_of[bt_dev].store((unsigned long long)bt_smem << 32 |\n"
+        "                                     (unsigned long long)bt_most);\n"
         "    }\n"
         "    const long long bt_run_x = bt_grid_x < bt_most ? bt_grid_x : bt_most;\n");
 }
