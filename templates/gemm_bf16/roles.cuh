@@ -41,17 +41,17 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
-    const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
 //% if (cluster_n or 1) > 1 then
     // cluster_n: this CTA's share of B's boxes goes to the CTAs along M (its
     // column of the cluster), its share of A's rows to those along N (its row)
     const int rm = (int)rank % kCluster, rn = (int)rank / kCluster;
-    const int b0 = rm * (kBBoxes / kCluster);
+    const int box0 = rm * (kBBoxes / kCluster);
     const uint16_t b_mask = (uint16_t)(((1u << kCluster) - 1) << (rn * kCluster));
     uint16_t a_mask = 0;
     for (int j = 0; j < kClusterN; ++j) a_mask |= (uint16_t)(1u << (rm + j * kCluster));
     constexpr int kARows = kBM / kClusterN;  // rows of A this CTA loads (whole 64-row boxes when M-major)
-    (void)box0;
+//% else
+    const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
 //% end
 //% if (stream_k or "off") == "on" then
     Work x;
@@ -101,16 +101,6 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
 //% end
             if (!loads_b) continue;
-//% if (cluster_n or 1) > 1 then
-            for (int j = b0; j < b0 + kBBoxes / kCluster; ++j) {
-                const uint32_t dst = stage_b(base, s) + j * 8192;
-                const int x = p.tb ? k0 : tn * kBN + j * 64, y = p.tb ? tn * kBN + j * 64 : k0;
-                if (kCluster == 1)
-                    tma_load(dst, tmB, x, y, full_bar(base, s));
-                else
-                    tma_load_multicast(dst, tmB, x, y, full_bar(base, s), b_mask);
-            }
-//% else
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
                 const uint32_t dst = stage_b(base, s) + j * 8192;
@@ -118,9 +108,12 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
                 if (kCluster == 1)
                     tma_load(dst, tmB, x, y, full_bar(base, s));
                 else
+//% if (cluster_n or 1) > 1 then
+                    tma_load_multicast(dst, tmB, x, y, full_bar(base, s), b_mask);
+//% else
                     tma_load_multicast(dst, tmB, x, y, full_bar(base, s), (uint16_t)((1u << kCluster) - 1));
-            }
 //% end
+            }
         }
     }
 }

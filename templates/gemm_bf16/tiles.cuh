@@ -63,10 +63,11 @@ __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, 
         um = u / p.tiles_n;
         tn = u % p.tiles_n;
     }
-    tm = um * kCluster + (kCluster > 1 ? (int)rank : 0);
 //% if (cluster_n or 1) > 1 then
     tm = um * kCluster + (int)rank % kCluster;  // cluster_n: the unit's kCluster x kClusterN tiles
     tn = tn * kClusterN + (int)rank / kCluster;
+//% else
+    tm = um * kCluster + (kCluster > 1 ? (int)rank : 0);
 //% end
 }
 
