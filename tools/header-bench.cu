@@ -19,6 +19,9 @@
 //   ck  both, as the runner times a launch
 //   b   calls back to back between two events, the time over the calls (bench's
 //       sustained figure, without its seconds)
+//   h   the host's own time a call: the calls queued behind a kernel that holds
+//       the stream until they all are (the "ms" columns are the host's): where
+//       b is no more than h, back to back measures the host, not the kernel
 // Each way runs tuned then cuBLAS in blocks of REPS, three rounds, median of all.
 //
 //   nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels [-DHB_SGEMM]
@@ -26,6 +29,7 @@
 //   [HB_BETA=0] [HB_MODES="s q c k ck b"] /tmp/header-bench [REPS] [MxNxK[:transa,transb] ...]
 //   (default shapes: the tune list)
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -109,6 +113,15 @@ __global__ void read4(const unsigned* c, const unsigned* x, const unsigned* y, c
     if (s == 0x9e3779b9u) *sink = s;  // keeps the reads; practically never written
 }
 
+// Holds the stream until the host sets *go (mapped host memory), or 5 s pass.
+__global__ void gate(const volatile int* go) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (!*go && t - t0 < 5000000000ull);
+}
+
 // The buffers a way of timing touches besides the call's own.
 struct Around {
     void* c;            // the call's output
@@ -117,6 +130,7 @@ struct Around {
     unsigned* sink;
     size_t bytes;  // of C
     int sms;
+    int* go;  // mapped host memory: the gate's flag (way h)
 };
 
 // Per-call times of `call` timed the way `mode` says (see the top), reps calls.
@@ -124,6 +138,20 @@ template <class F>
 static std::vector<float> timed(const char* mode, int reps, const Around& a, F call) {
     const bool sync = !strcmp(mode, "s"), copy = strchr(mode, 'c'), check = strchr(mode, 'k');
     std::vector<float> out;
+    if (!strcmp(mode, "h")) {
+        int* go_dev = nullptr;
+        CHECK(cudaHostGetDevicePointer((void**)&go_dev, a.go, 0));
+        *(volatile int*)a.go = 0;
+        gate<<<1, 1>>>(go_dev);
+        CHECK(cudaGetLastError());
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < reps; i++) CHECK(call());
+        const auto t1 = std::chrono::steady_clock::now();
+        *(volatile int*)a.go = 1;
+        CHECK(cudaDeviceSynchronize());
+        out.assign(1, (float)(std::chrono::duration<double, std::milli>(t1 - t0).count() / reps));
+        return out;
+    }
     if (!strcmp(mode, "b")) {
         cudaEvent_t e0, e1;
         CHECK(cudaEventCreate(&e0));
@@ -189,8 +217,8 @@ int main(int argc, char** argv) {
         int used = 0;
         while (sscanf(m, " %7s%n", word, &used) == 1) {
             const std::string w = word;
-            if (w != "s" && w != "q" && w != "c" && w != "k" && w != "ck" && w != "b") {
-                fprintf(stderr, "%s: HB_MODES: '%s' is not one of s q c k ck b\n", argv[0], word);
+            if (w != "s" && w != "q" && w != "c" && w != "k" && w != "ck" && w != "b" && w != "h") {
+                fprintf(stderr, "%s: HB_MODES: '%s' is not one of s q c k ck b h\n", argv[0], word);
                 return 2;
             }
             modes.push_back(w);
@@ -230,6 +258,8 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&y, most * sizeof(elem_t)));
     CHECK(cudaMalloc(&z, most * sizeof(elem_t)));
     CHECK(cudaMalloc(&sink, 4));
+    int* go = nullptr;  // way h's flag
+    CHECK(cudaHostAlloc((void**)&go, sizeof *go, cudaHostAllocMapped));
     for (void* p : {clean, x, y, z}) fill<<<1024, 256>>>((elem_t*)p, most, 4u);
     int sms = 0;
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -260,7 +290,7 @@ int main(int argc, char** argv) {
         bartune_gemm_bf16_path_t p = bartune_gemm_bf16_path(s.ta, s.tb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc);
 #endif
         const Around around{c, clean, (const unsigned*)x, (const unsigned*)y, (const unsigned*)z, sink,
-                            (size_t)s.m * s.n * sizeof(elem_t), sms};
+                            (size_t)s.m * s.n * sizeof(elem_t), sms, go};
         timed("s", 5, around, tuned), timed("s", 5, around, cublas);  // warm-up: first-call checks, clocks
         char label[64];
         snprintf(label, sizeof label, "%dx%dx%d (%d,%d)", s.m, s.n, s.k, s.ta, s.tb);
