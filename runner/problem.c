@@ -385,6 +385,14 @@ static bool read_buffers(rproblem *p, json_t *list, char **why) {
         b->length = (size_t)len;
         b->pattern = pattern_of(b);
         if (!read_layout(b, j, why) || !read_inits(b, j, why)) return false;
+        json_t *unset = json_object_get(j, "unset_when_zero");
+        if (unset && (!json_is_string(unset) || b->role == ROLE_OUT || !b->fp)) {
+            *why = xasprintf("buffer '%s' (%s): unset_when_zero must name a scalar, on a "
+                             "floating-point input (in or inout)",
+                             b->name, b->type);
+            return false;
+        }
+        b->unset_when_zero = unset ? xstrdup(json_string_value(unset)) : NULL;
         size_t bytes = b->length * b->elem;
         bool ok = true;
         for (int set = 0; set < SETS; set++) {
@@ -467,7 +475,7 @@ static bool read_scalars(rproblem *p, json_t *req, uint64_t seed1, char **why) {
     return true;
 }
 
-static rscalar *scalar_named(rproblem *p, const char *name) {
+static rscalar *scalar_named(const rproblem *p, const char *name) {
     for (int i = 0; name && i < p->n_scalars; i++)
         if (!strcmp(p->scalars[i].name, name)) return &p->scalars[i];
     return NULL;
@@ -654,6 +662,41 @@ static void expect_padding(rproblem *p) {
     }
 }
 
+/* Every unset_when_zero names a scalar of the request. */
+static bool check_unset(rproblem *p, char **why) {
+    for (int i = 0; i < p->n_bufs; i++) {
+        const rbuf *b = &p->bufs[i];
+        if (b->unset_when_zero && !scalar_named(p, b->unset_when_zero)) {
+            *why = xasprintf("buffer '%s': unset_when_zero names '%s', not a scalar of the request",
+                             b->name, b->unset_when_zero);
+            return false;
+        }
+    }
+    return true;
+}
+
+const rbuf *problem_unset_in(const rproblem *p, int set) {
+    for (int i = 0; i < p->n_bufs; i++) {
+        const rbuf *b = &p->bufs[i];
+        const rscalar *z = b->unset_when_zero ? scalar_named(p, b->unset_when_zero) : NULL;
+        if (z && z->value[set] == 0) return b;
+    }
+    return NULL;
+}
+
+/* NaN in every element (not the padding) of an input whose unset_when_zero
+ * scalar is 0 in that set: a kernel that reads it anyway fails there. */
+static void unset_where_zero(rproblem *p) {
+    for (int set = 0; set < SETS; set++)
+        for (int i = 0; i < p->n_bufs; i++) {
+            rbuf *b = &p->bufs[i];
+            const rscalar *z = b->unset_when_zero ? scalar_named(p, b->unset_when_zero) : NULL;
+            if (!z || z->value[set] != 0 || !b->host[set]) continue;
+            for (size_t e = 0; e < b->length; e++)
+                if (!padding(b, e)) put(b, b->host[set], e, NAN);
+        }
+}
+
 /* The inputs of every set (see SETS). */
 static void generate_sets(rproblem *p, uint64_t seed, char **why) {
     for (int set = 0; set < 2; set++) {
@@ -662,6 +705,7 @@ static void generate_sets(rproblem *p, uint64_t seed, char **why) {
     }
     for (int i = 0; i < p->n_bufs; i++)
         if (p->bufs[i].host[2]) perturb(p, &p->bufs[i], i);
+    unset_where_zero(p);
     /* inout: the reference sees the initial values in expect as well */
     for (int set = 0; set < SETS; set++)
         for (int i = 0; i < p->n_bufs; i++)
@@ -689,7 +733,8 @@ bool problem_setup(rproblem *p, json_t *req, bool *cached, char **why) {
     json_t *secret = json_object_get(req, "secret");
     p->secret = secret ? (uint64_t)json_integer_value(secret) : splitmix64(~seed);
     if (!read_accuracy(p, req, why) || !read_buffers(p, json_object_get(req, "buffers"), why) ||
-        !read_scalars(p, req, set_seed(seed, 1), why) || !read_args(p, req, why))
+        !read_scalars(p, req, set_seed(seed, 1), why) || !check_unset(p, why) ||
+        !read_args(p, req, why))
         return false;
     bt_reference_fn ref = find_reference(lib, name, why);
     if (!ref) return false;
@@ -768,6 +813,7 @@ void problem_free(rproblem *p) {
         if (b->base && drv.cuMemFree) drv.cuMemFree(b->base);
         free(b->name);
         free(b->type);
+        free(b->unset_when_zero);
         json_decref(b->init);
         json_decref(b->init2);
     }

@@ -37,6 +37,9 @@ typedef struct {
     bool fp;             /* float or double */
     json_t *init;        /* {kind, lo, hi} for in/inout */
     json_t *init2;       /* set 1's distribution; NULL: init */
+    /* A scalar's name (unset_when_zero): in a set where it is 0 the kernel
+     * must not read this input (BLAS's C when beta is 0): it holds NaN. */
+    char *unset_when_zero;
     size_t offset;       /* elements between the guard and the data (a check of offset pointers) */
     /* A matrix view (ld > 0): element i is padding when i % ld >= cols; the
      * padding holds `pattern` before every launch and must hold it after. */
@@ -103,6 +106,10 @@ static inline unsigned long long bt_mix64(unsigned long long x) {
     x *= 0x94d049bb133111ebull;
     return x ^ (x >> 31);
 }
+
+/* The first buffer that holds NaN in input set `set` because its
+ * unset_when_zero scalar is 0 there (for messages), or NULL. */
+const rbuf *problem_unset_in(const rproblem *p, int set);
 
 /* Builds the problem a "problem" request describes: inputs, the CPU
  * reference (from `reference`, cached in `cache`), device buffers. On

@@ -567,16 +567,24 @@ static bool fresh_launch(const launch_cfg *l, stats_t *st, int li, size_t bytes,
         "build a scalar in or compute in a narrower type?)",
         "the launch on inputs changed at a few secret positions (does the kernel key a replay on "
         "some of its input values?)"};
+    /* where an input is NaN because a scalar is 0 (unset_when_zero), say so */
+    const rbuf *unset = problem_unset_in(P, set);
+    char *which = unset ? xasprintf("%s; %s holds NaN there, since %s is 0 (a kernel must not read "
+                                    "it then)",
+                                    WHICH[set], unset->name, unset->unset_when_zero)
+                        : xstrdup(WHICH[set]);
     CUresult r = prepare(POISON[0], set);
     if (r == CUDA_SUCCESS) r = launch(l, set);
     if (r == CUDA_SUCCESS) r = queue_checks(st, li, POISON[0], set);
     if (r == CUDA_SUCCESS) r = drv.cuCtxSynchronize();
     if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st->host, st->dev, bytes);
     if (r != CUDA_SUCCESS) {
-        fail_cuda("runtime_error", WHICH[set], r);
+        fail_cuda("runtime_error", which, r);
+        free(which);
         return false;
     }
-    bool ok = read_checks(st, li, WHICH[set], 0, set) && intact();
+    bool ok = read_checks(st, li, which, 0, set) && intact();
+    free(which);
     if ((r = prepare(POISON[0], 0)) != CUDA_SUCCESS ||
         (r = drv.cuCtxSynchronize()) != CUDA_SUCCESS) {
         if (ok) fail_cuda("runtime_error", "restoring the inputs", r);

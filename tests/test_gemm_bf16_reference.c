@@ -203,6 +203,41 @@ static int layouts(void) {
     return fail;
 }
 
+/* beta = 0: C is not read (BLAS; the problem's unset_when_zero fills it with
+ * NaN there), so the expected values are alpha A B, every bound and scale
+ * finite. */
+static int unset_c(void) {
+    static uint16_t cn[sizeof c / 2];
+    static double e0[sizeof c / 2], b0[sizeof c / 2], s0[sizeof c / 2];
+    for (size_t i = 0; i < sizeof c / 2; i++) cn[i] = 0x7fc0; /* bf16 NaN */
+    static const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
+    static const long long sizes[] = {M, N, K, LDA, LDB, LDC};
+    static const char *sn[] = {"alpha", "beta"};
+    static const double sv[] = {alpha, 0};
+    bt_buffer bufs[3] = {{"A", "__nv_bfloat16", "in", sizeof a / 2, a, NULL, NULL, NULL},
+                         {"B", "__nv_bfloat16", "in", sizeof b / 2, b, NULL, NULL, NULL},
+                         {"C", "__nv_bfloat16", "inout", sizeof c / 2, cn, e0, b0, s0}};
+    bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
+    if (bartune_references[0].reference(&p, 0, 1)) {
+        printf("reference (beta = 0) failed: %s\n", p.error);
+        return 1;
+    }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            long double s = 0;
+            for (int k = 0; k < K; k++) s += (long double)from_bf16(a[i * LDA + k]) * from_bf16(b[k * LDB + j]);
+            const size_t at = (size_t)i * LDC + (size_t)j;
+            if (!(fabsl(alpha * s - e0[at]) <= 1e-12L * (1 + fabsl(alpha * s))) || !isfinite(b0[at]) ||
+                !isfinite(s0[at])) {
+                printf("beta = 0, C NaN, at (%d,%d): expect %g (alpha A B %Lg), bound %g, scale %g\n", i, j,
+                       e0[at], alpha * s, b0[at], s0[at]);
+                return 1;
+            }
+        }
+    printf("beta = 0: C (NaN) not read\n");
+    return 0;
+}
+
 int main(void) {
     for (size_t i = 0; i < sizeof a / 2; i++) a[i] = to_bf16((float)uniform());
     for (size_t i = 0; i < sizeof b / 2; i++) b[i] = to_bf16((float)uniform());
@@ -246,6 +281,7 @@ int main(void) {
     }
     fail |= layouts();
     fail |= f32c();
+    fail |= unset_c();
     printf(fail ? "FAILED\n" : "ok\n");
     return fail;
 }

@@ -74,12 +74,44 @@ static void one(long long M, long long N, long long K, long long lda, long long 
     free(a), free(b), free(c), free(expect), free(bound), free(scale);
 }
 
+/* beta = 0: C is not read (BLAS; the problem's unset_when_zero fills it with
+ * NaN there): the expected values are alpha A B, bounds and scales finite. */
+static void unset_c(void) {
+    enum { M = 5, N = 6, K = 7 };
+    float a[M * K], b[K * N], c[M * N];
+    double expect[M * N], bound[M * N], scale[M * N];
+    unsigned st = 3;
+    for (int i = 0; i < M * K; i++) a[i] = uniform(&st);
+    for (int i = 0; i < K * N; i++) b[i] = uniform(&st);
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    const char *size_names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
+    const long long sizes[] = {M, N, K, K, N, N};
+    const char *scalar_names[] = {"alpha", "beta"};
+    const double scalars[] = {1.25, 0};
+    bt_buffer bufs[] = {{"A", "float", "in", M * K, a, NULL, NULL, NULL},
+                        {"B", "float", "in", K * N, b, NULL, NULL, NULL},
+                        {"C", "float", "inout", M * N, c, expect, bound, scale}};
+    bt_problem p = {6, size_names, sizes, 2, scalar_names, scalars, 3, bufs, ""};
+    CHECK(sgemm(&p, 0, 1) == 0, "%s", p.error);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            long double exact = 0;
+            for (int k = 0; k < K; k++) exact += (long double)a[i * K + k] * b[k * N + j];
+            exact *= 1.25L;
+            CHECK(fabsl(exact - expect[i * N + j]) < 1e-9L * (1 + fabsl(exact)) &&
+                      isfinite(bound[i * N + j]) && isfinite(scale[i * N + j]),
+                  "beta = 0, C NaN, at (%d,%d): expect %g (alpha A B %Lg), bound %g, scale %g", i,
+                  j, expect[i * N + j], exact, bound[i * N + j], scale[i * N + j]);
+        }
+}
+
 int main(void) {
     one(1, 1, 1, 1, 1, 1, 1);
     one(7, 33, 1, 1, 33, 33, 3);
     one(33, 7, 1000, 1001, 9, 13, 4);
     one(70, 300, 257, 257, 301, 333, 5);
     one(1, 1000, 64, 64, 1000, 1000, 2);
+    unset_c();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     return failures != 0;
 }

@@ -27,7 +27,13 @@
 --              narrower type fails; view = { rows = "M", cols = "N", ld =
 --              "ldc" } (sizes' names or function(s)): a row-major matrix
 --              view, whose padding (columns cols..ld-1 of every row) the
---              runner fills with a pattern the kernel must leave as it is
+--              runner fills with a pattern the kernel must leave as it is;
+--              unset_when_zero = "beta" (a floating input): where that scalar
+--              is 0 the kernel must not read this buffer's values (BLAS: C
+--              need not be set when beta is 0); in an input set where it is
+--              0 (its special values) the runner fills them with NaN, so a
+--              kernel that reads them anyway fails, and the reference must
+--              not read them either
 --   args       the kernel's parameters, in order (names of buffers, sizes, scalars)
 --   signature  the parameters of the emitted host function, in order (a stream
 --              comes last); every arg must be among them
@@ -135,6 +141,19 @@ local function read_choices(file, z)
   return out
 end
 
+-- A buffer's unset_when_zero: a declared scalar's name, on a floating input.
+local function read_unset(file, b, seen)
+  local u = b.unset_when_zero
+  if u == nil then return nil end
+  local where = "buffer '" .. b[1] .. "': unset_when_zero"
+  if b.role == "out" then fail(file, where .. " is for inputs (in, inout): an output is never read") end
+  if INTEGER_TYPES[b[2]] then fail(file, where .. " fills the buffer with NaN: it needs a floating type, not " .. b[2]) end
+  if type(u) ~= "string" or seen[u] ~= "scalar" then
+    fail(file, where .. " = '" .. tostring(u) .. "' is not a scalar declared in scalars (name the scalar whose 0 leaves the buffer unread, as BLAS's beta leaves C)")
+  end
+  return u
+end
+
 -- Reads the sizes, scalars and buffers lists into P, checking names once.
 local function read_entities(P, t, file)
   local seen = {}
@@ -182,7 +201,8 @@ local function read_entities(P, t, file)
       fail(file, "buffer '" .. b[1] .. "' is an output: it takes no init (the runner poisons it)")
     end
     P.buffers[#P.buffers + 1] = { name = b[1], type = b[2], role = b.role, length = len,
-      init = init, init2 = init2, view = M.read_view(file, b[1], b.view, seen) }
+      init = init, init2 = init2, view = M.read_view(file, b[1], b.view, seen),
+      unset_when_zero = read_unset(file, b, seen) }
   end
   return seen
 end
@@ -520,7 +540,7 @@ local function instance_at(P, s, offsets, pick)
     end
     inst.buffers[#inst.buffers + 1] = { name = b.name, type = b.type, elem = M.TYPES[b.type], role = b.role,
       length = len, init = b.init, init2 = b.init2, view = view_at(P, b, s, len),
-      offset = offsets and offsets[b.name] or nil }
+      offset = offsets and offsets[b.name] or nil, unset_when_zero = b.unset_when_zero }
   end
   local cost = P.cost(s)
   if type(cost) ~= "table" then fail(P.file, "cost(s) must return { bytes = ..., fma = ... }") end

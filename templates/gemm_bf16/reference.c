@@ -93,7 +93,9 @@ block(const gemm *g, long long i0, long long i1, long long j0, long long j1, dou
     for (long long i = 0; i < h; i++)
         for (long long j = 0; j < w; j++) {
             const long long at = (i0 + i) * g->ldc + j0 + j;
-            const double c = c_at(g, at), exact = g->alpha * acc[i * COLS + j] + g->beta * c;
+            /* C is not read when beta is 0 (BLAS: it may hold anything, NaN too) */
+            const double c = g->beta != 0 ? c_at(g, at) : 0;
+            const double exact = g->alpha * acc[i * COLS + j] + g->beta * c;
             const double e = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));
             g->expect[at] = exact;
             g->bound[at] = e * (1 + r) + r * fabs(exact);

@@ -1,6 +1,7 @@
 /* The CPU reference of the runner's own test problem (tests/runner/
  * test_problem_setup.c): y = a x, element by element, except where y's view
- * has padding (the runner's to fill). */
+ * has padding (the runner's to fill); x is not read where a is 0 (its
+ * unset_when_zero case: it holds NaN then). */
 #include "bartune_reference.h"
 
 static int probe(bt_problem *p, int part, int parts) {
@@ -11,7 +12,7 @@ static int probe(bt_problem *p, int part, int parts) {
     bt_share(y->length, part, parts, &begin, &end);
     for (size_t i = begin; i < end; i++)
         if ((long long)(i % (size_t)ld) < cols)
-            ((float *)y->expect)[i] = a * ((const float *)x->data)[i];
+            ((float *)y->expect)[i] = a != 0 ? a * ((const float *)x->data)[i] : 0.0f;
     return 0;
 }
 

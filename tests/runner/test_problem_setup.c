@@ -22,7 +22,10 @@ static int failures;
 
 enum { ROWS = 100, COLS = 70, LD = 80, LENGTH = (ROWS - 1) * LD + COLS };
 
-static json_t *request(const char *lib, long long secret) {
+/* The probe problem; `pick` chooses set 1's special value of a (0 or 1),
+ * `x_extra` and `y_extra` add fields to the buffers. */
+static json_t *request_with(const char *lib, long long secret, int pick, const char *x_extra,
+                            const char *y_extra) {
     char text[4096];
     snprintf(text, sizeof text,
              "{\"op\":\"problem\",\"name\":\"probe\",\"reference\":\"%s\",\"verify\":\"exact\","
@@ -30,20 +33,25 @@ static json_t *request(const char *lib, long long secret) {
              "\"sizes\":[{\"name\":\"ld\",\"type\":\"int\",\"value\":%d},"
              "{\"name\":\"cols\",\"type\":\"int\",\"value\":%d}],"
              "\"scalars\":[{\"name\":\"a\",\"type\":\"float\",\"value\":2,\"range\":[-4,4],"
-             "\"special\":[0,1],\"pick\":1}],"
+             "\"special\":[0,1],\"pick\":%d}],"
              "\"buffers\":[{\"name\":\"x\",\"type\":\"float\",\"role\":\"in\",\"length\":%d,"
              "\"init\":{\"kind\":\"uniform\",\"lo\":-1,\"hi\":1},"
-             "\"init2\":{\"kind\":\"logmag\",\"lo\":0.001,\"hi\":1000},"
+             "\"init2\":{\"kind\":\"logmag\",\"lo\":0.001,\"hi\":1000},%s"
              "\"view\":{\"rows\":%d,\"cols\":%d,\"ld\":%d}},"
-             "{\"name\":\"y\",\"type\":\"float\",\"role\":\"out\",\"length\":%d,"
+             "{\"name\":\"y\",\"type\":\"float\",\"role\":\"out\",\"length\":%d,%s"
              "\"view\":{\"rows\":%d,\"cols\":%d,\"ld\":%d}}],"
              "\"args\":[{\"buffer\":\"x\"},{\"buffer\":\"y\"},"
              "{\"name\":\"a\",\"type\":\"float\",\"value\":2}]}",
-             lib, secret, LD, COLS, LENGTH, ROWS, COLS, LD, LENGTH, ROWS, COLS, LD);
+             lib, secret, LD, COLS, pick, LENGTH, x_extra, ROWS, COLS, LD, LENGTH, y_extra, ROWS,
+             COLS, LD);
     json_error_t je;
     json_t *req = json_loads(text, 0, &je);
     if (!req) printf("bad test request: %s\n", je.text);
     return req;
+}
+
+static json_t *request(const char *lib, long long secret) {
+    return request_with(lib, secret, 1, "", "");
 }
 
 static uint32_t bits(float f) {
@@ -63,6 +71,49 @@ static int changed(const rbuf *x, int *first) {
             n++;
         }
     return n;
+}
+
+/* unset_when_zero: where a is 0 (set 1, pick 0) x holds NaN outside its
+ * padding, and the reference reads none of it; elsewhere x is as drawn; a
+ * name that is no scalar, or an output, is refused. */
+static void check_unset(const char *lib) {
+    rproblem p;
+    bool cached;
+    char *why = NULL;
+    json_t *req = request_with(lib, 7, 0, "\"unset_when_zero\":\"a\",", "");
+    CHECK(problem_setup(&p, req, &cached, &why), "unset setup: %s", why ? why : "?");
+    const rbuf *x = &p.bufs[0], *y = &p.bufs[1];
+    CHECK(p.scalars[0].value[1] == 0, "set 1's a is %g, not its special value 0", p.scalars[0].value[1]);
+    CHECK(problem_unset_in(&p, 1) == x && !problem_unset_in(&p, 0) && !problem_unset_in(&p, 2),
+          "problem_unset_in does not name x in set 1 alone");
+    int nan1 = 0, nan0 = 0, pad = 0;
+    for (int i = 0; i < LENGTH; i++) {
+        const float v1 = ((const float *)x->host[1])[i], v0 = ((const float *)x->host[0])[i];
+        const float v2 = ((const float *)x->host[2])[i], e1 = ((const float *)y->expect[1])[i];
+        if (i % LD >= COLS) {
+            pad += bits(v1) == bits(-1e30f);
+            continue;
+        }
+        nan1 += isnan(v1);
+        nan0 += isnan(v0) || isnan(v2);
+        CHECK(e1 == 0.0f, "set 1's expected y[%d] = %g, not 0 (a = 0)", i, e1);
+    }
+    CHECK(nan1 == ROWS * COLS, "set 1: %d of %d elements of x are NaN", nan1, ROWS * COLS);
+    CHECK(pad == (ROWS - 1) * (LD - COLS), "set 1: x's padding lost its pattern");
+    CHECK(nan0 == 0, "sets 0 and 2 (a = 2) hold %d NaN", nan0);
+    problem_free(&p);
+    json_decref(req);
+    const char *bad[][2] = {{"\"unset_when_zero\":\"b\",", ""}, {"", "\"unset_when_zero\":\"a\","},
+                            {"\"unset_when_zero\":3,", ""}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        why = NULL;
+        req = request_with(lib, 7, 0, bad[k][0], bad[k][1]);
+        CHECK(!problem_setup(&p, req, &cached, &why) && why && strstr(why, "unset_when_zero"),
+              "bad unset_when_zero %zu was set up (%s)", k, why ? why : "no message");
+        free(why);
+        problem_free(&p);
+        json_decref(req);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -122,10 +173,12 @@ int main(int argc, char **argv) {
     int first2 = -1;
     changed(&q.bufs[0], &first2);
     CHECK(first2 != first, "another secret changed the same first position %d", first);
+    CHECK(!problem_unset_in(&p, 0) && !problem_unset_in(&p, 1), "no unset_when_zero, yet unset");
     problem_free(&p);
     problem_free(&q);
     json_decref(req);
     json_decref(req2);
-    if (!failures) printf("problem setup: three input sets, views, scalars per set ok\n");
+    check_unset(argv[1]);
+    if (!failures) printf("problem setup: three input sets, views, scalars per set, unset inputs ok\n");
     return failures ? 1 : 0;
 }
