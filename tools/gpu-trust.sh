@@ -385,7 +385,7 @@ for line in sys.stdin:
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     header-bench) # the committed header as a program calls it, beside cuBLAS, events per call
           # (tools/header-bench.cu; HB_SHAPES "MxNxK[:transa,transb] ...", default the tune list;
-          # HB_MODES "s q c k ck b h": the ways of timing it, default s; HB_PROBLEM=sgemm: sgemm's
+          # HB_MODES "s q c k ck b h g": the ways of timing it, default s; HB_PROBLEM=sgemm: sgemm's
           # header beside cublasSgemm, log header-bench-sgemm.log)
           hb=header-bench hb_def=
           [ "${HB_PROBLEM:-gemm_bf16}" = sgemm ] && hb=header-bench-sgemm hb_def=-DHB_SGEMM

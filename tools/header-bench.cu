@@ -22,6 +22,9 @@
 //   h   the host's own time a call: the calls queued behind a kernel that holds
 //       the stream until they all are (the "ms" columns are the host's): where
 //       b is no more than h, back to back measures the host, not the kernel
+//   g   each call behind a kernel that holds the stream until the call is
+//       queued, events around the call: the GPU's time alone (nvbench's
+//       blocking kernel), where s and q may also span the host's launch path
 // Each way runs tuned then cuBLAS in blocks of REPS, three rounds, median of all.
 //
 //   nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I kernels [-DHB_SGEMM]
@@ -113,13 +116,14 @@ __global__ void read4(const unsigned* c, const unsigned* x, const unsigned* y, c
     if (s == 0x9e3779b9u) *sink = s;  // keeps the reads; practically never written
 }
 
-// Holds the stream until the host sets *go (mapped host memory), or 5 s pass.
-__global__ void gate(const volatile int* go) {
+// Holds the stream until the host sets *go (mapped host memory) to `want`
+// or more, or 5 s pass.
+__global__ void gate(const volatile int* go, int want) {
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     do {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (!*go && t - t0 < 5000000000ull);
+    } while (*go < want && t - t0 < 5000000000ull);
 }
 
 // The buffers a way of timing touches besides the call's own.
@@ -142,7 +146,7 @@ static std::vector<float> timed(const char* mode, int reps, const Around& a, F c
         int* go_dev = nullptr;
         CHECK(cudaHostGetDevicePointer((void**)&go_dev, a.go, 0));
         *(volatile int*)a.go = 0;
-        gate<<<1, 1>>>(go_dev);
+        gate<<<1, 1>>>(go_dev, 1);
         CHECK(cudaGetLastError());
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < reps; i++) CHECK(call());
@@ -167,13 +171,21 @@ static std::vector<float> timed(const char* mode, int reps, const Around& a, F c
         CHECK(cudaEventDestroy(e1));
         return out;
     }
+    const bool gated = !strcmp(mode, "g");
+    int* go_dev = nullptr;
+    if (gated) {
+        CHECK(cudaHostGetDevicePointer((void**)&go_dev, a.go, 0));
+        *(volatile int*)a.go = 0;
+    }
     std::vector<cudaEvent_t> ev(2 * reps);
     for (cudaEvent_t& e : ev) CHECK(cudaEventCreate(&e));
     for (int i = 0; i < reps; i++) {
         if (copy) CHECK(cudaMemcpyAsync(a.c, a.clean, a.bytes, cudaMemcpyDeviceToDevice));
+        if (gated) gate<<<1, 1>>>(go_dev, i + 1);  // held until call i is queued
         CHECK(cudaEventRecord(ev[2 * i]));
         CHECK(call());
         CHECK(cudaEventRecord(ev[2 * i + 1]));
+        if (gated) *(volatile int*)a.go = i + 1;
         if (check) read4<<<a.sms * 8, 256>>>((const unsigned*)a.c, a.x, a.y, a.z, a.bytes / 4, a.sink);
         if (sync) CHECK(cudaEventSynchronize(ev[2 * i + 1]));
     }
@@ -217,8 +229,9 @@ int main(int argc, char** argv) {
         int used = 0;
         while (sscanf(m, " %7s%n", word, &used) == 1) {
             const std::string w = word;
-            if (w != "s" && w != "q" && w != "c" && w != "k" && w != "ck" && w != "b" && w != "h") {
-                fprintf(stderr, "%s: HB_MODES: '%s' is not one of s q c k ck b h\n", argv[0], word);
+            if (w != "s" && w != "q" && w != "c" && w != "k" && w != "ck" && w != "b" && w != "h" &&
+                w != "g") {
+                fprintf(stderr, "%s: HB_MODES: '%s' is not one of s q c k ck b h g\n", argv[0], word);
                 return 2;
             }
             modes.push_back(w);
