@@ -51,6 +51,20 @@ param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major 
 param("frag", { "k4", "k2" }, { default = "k4", when = function(c)
   return c.a_layout == "k" and c.tm == 8 and c.tn == 8
 end })
+-- The order of an 8 x 8 tile's 64 FMAs a k: row by row ("rows"), or rows
+-- alternating direction ("zigzag"), so each row's first FMA reuses the last
+-- one's b value: ptxas then flags operand reuse on both A and B slots, as
+-- cuBLAS's FFMA kernel does, and a model of Hopper's register banks (four,
+-- reg % 4; the reuse cache one value per slot and register parity) counts
+-- half the bank conflicts of "rows" (0.05 an FFMA against 0.11; cuBLAS's
+-- 0.06), NOTES.md 2026-12-05: not yet measured. Declared with "rows" as the
+-- default (the records stay current), and only where the 4096^3 and 2048^3
+-- bests lie (every warp loading with cp.async, a k-major A stage): the room
+-- left under the 250,000 combinations bartune expands.
+param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
+  return c.tm == 8 and c.tn == 8 and c.frag ~= "k2" and c.loaders == "all" and c.producer == "cp_async" and
+      c.a_layout == "k"
+end })
 param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,

@@ -63,5 +63,19 @@ for kind in "barrier=syncthreads loaders=all producer=cp_async a_layout=k stages
     "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
     check "$sel" "$tmp/$i.ptx" 'reqnctapercluster 1, 1, 4' 'barrier\.cluster\.wait' 'mapa'
 done
+# fma_order: zigzag renders only the FMA loop differently from the default
+# (rows: the records stay current) and compiles without spills
+sel="barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2 frag=k4"
+for o in rows zigzag; do
+    "$bartune" render gen/sgemm.lua $sel fma_order=$o >"$tmp/fma_$o.cu" 2>"$tmp/fma.err" || { echo "render fma_order=$o: $(cat "$tmp/fma.err")"; fail=1; }
+done
+"$bartune" render gen/sgemm.lua $sel >"$tmp/fma_default.cu" 2>/dev/null
+cmp -s "$tmp/fma_rows.cu" "$tmp/fma_default.cu" || { echo "fma_order=rows renders otherwise than the default"; fail=1; }
+changed=$(diff "$tmp/fma_rows.cu" "$tmp/fma_zigzag.cu" | grep -c '^[<>]')
+{ [ "$changed" -ge 2 ] && [ "$changed" -le 8 ] && grep -q 'kTN - 1 - jj' "$tmp/fma_zigzag.cu"; } ||
+    { echo "fma_order=zigzag: $changed lines differ from rows (want the FMA loop alone)"; fail=1; }
+"$nvcc" -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v -o "$tmp/fma.cubin" "$tmp/fma_zigzag.cu" 2>"$tmp/fma.log" &&
+    ! grep -q 'bytes spill stores' <(grep -v ' 0 bytes spill stores' "$tmp/fma.log") ||
+    { echo "fma_order=zigzag: nvcc failed or spills"; cat "$tmp/fma.log"; fail=1; }
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail

@@ -31,7 +31,7 @@
 #                  cuBLAS's kernel through bench: issue, warp states, executed instruction mix
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
 #   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
-#   twins          every variant of each gemm_bf16 selection of GEMM_TWINS measured again side by side (--retime)
+#   twins          every variant of each gemm_bf16 (TWINS_SPACE=sgemm: sgemm) selection of GEMM_TWINS measured again side by side (--retime)
 #   tune-gemm-regions  gemm_bf16 regions of GEMM_REGIONS ("MxNxK[:ta,tb]|k=v...;..."), ils, BUDGET s each; emit
 #   ncu-gemm       ncu of gemm_bf16's NCU_CONFIG at NCU_SHAPE and of cuBLAS's kernel there (bench)
 #   landscapes     every candidate of the skeleton (2 sizes) and pipeline (n = 2^24), --reject 0,
@@ -216,18 +216,22 @@ for line in sys.stdin:
           $b emit gen/gemm_bf16.lua 2>&1 | tail -3; pack_results ;;
     twins) # every variant of each gemm_bf16 selection of GEMM_TWINS ("MxNxK[:ta,tb]|k=v...;...")
           # measured again side by side in one process (--retime; no search: twins on one card); emit.
-          # TWIN_TIMEOUT (300 s) each: 8192^3's CPU reference alone takes ~130 s
+          # TWIN_TIMEOUT (300 s) each: 8192^3's CPU reference alone takes ~130 s. TWINS_SPACE=sgemm:
+          # sgemm's selections instead ("MxNxK|k=v...", one layout)
+          ts=${TWINS_SPACE:-gemm_bf16}
           IFS=';' read -r -a sels <<<"${GEMM_TWINS:?MxNxK|k=v...;...}"
           for r in "${sels[@]}"; do
-              # shellcheck disable=SC2046,SC2086 # the sizes and the selection's k=v are words
-              timeout "${TWIN_TIMEOUT:-300}" $b run gen/gemm_bf16.lua ${r#*|} $(gemm_sizes "${r%%|*}") --retime \
+              sz=$(gemm_sizes "${r%%|*}")
+              [ "$ts" = sgemm ] && sz=${sz#--size transa=* --size transb=* }
+              # shellcheck disable=SC2086 # the sizes and the selection's k=v are words
+              timeout "${TWIN_TIMEOUT:-300}" $b run "gen/$ts.lua" ${r#*|} $sz --retime \
                   --timeout 5 --no-emit >"$out/twins.tmp" 2>&1
               echo "$r rc=$? ($(date +%T))"
               cat "$out/twins.tmp" >>"$out/twins.log"
               grep -E "^  #[0-9] " "$out/twins.tmp" | cut -c1-260
               pack_results
           done
-          $b emit gen/gemm_bf16.lua 2>&1 | tail -3; pack_results ;;
+          $b emit "gen/$ts.lua" 2>&1 | tail -3; pack_results ;;
     ncu-gemm) # gemm_bf16's best at NCU_SHAPE (4096^3) against cuBLAS's kernel: what each launches
           # (name, grid, cluster, registers), tensor pipe and L2/DRAM throughput, warp states
           sections="--section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats

@@ -38,7 +38,7 @@ param("fault", {
 derive(function(c)
   c.barrier, c.loaders, c.producer = "syncthreads", "all", "regs"
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
-  c.a_layout, c.pad, c.raster, c.split, c.frag = "k", 4, "row", 1, "k4"
+  c.a_layout, c.pad, c.raster, c.split, c.frag, c.fma_order = "k", 4, "row", 1, "k4", "rows"
   -- split-K through scratch memory (templates/sgemm/compute.cuh) for two faults
   c.scratch_split = (c.fault == "split_scratch" or c.fault:match("^scratch_")) and 4 or 1
   c.wm, c.wn = c.bm, c.bn  -- threads spread over the whole tile (templates/sgemm/compute.cuh)
