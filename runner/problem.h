@@ -40,7 +40,7 @@ typedef struct {
     /* A scalar's name (unset_when_zero): in a set where it is 0 the kernel
      * must not read this input (BLAS's C when beta is 0): it holds NaN. */
     char *unset_when_zero;
-    size_t offset;       /* elements between the guard and the data (a check of offset pointers) */
+    size_t offset; /* elements between the guard and the data (a check of offset pointers) */
     /* A matrix view (ld > 0): element i is padding when i % ld >= cols; the
      * padding holds `pattern` before every launch and must hold it after. */
     size_t cols, ld;

@@ -50,7 +50,8 @@ static void block(const gemm *g, long long i0, long long i1, long long j0, long 
         for (long long j = 0; j < w; j++) {
             const long long at = (i0 + i) * g->ldc + j0 + j;
             /* C is not read when beta is 0 (BLAS: it may hold anything, NaN too) */
-            const double c = g->beta != 0 ? g->c[at] : 0, S = acc[i * COLS + j], Q = sq[i * COLS + j];
+            const double c = g->beta != 0 ? g->c[at] : 0, S = acc[i * COLS + j],
+                         Q = sq[i * COLS + j];
             const double r = g->alpha * S + g->beta * c, u = g->u;
             g->expect[at] = r;
             g->bound[at] = g->gamma * (fabs(g->alpha) * mag[i * COLS + j] + fabs(g->beta * c));

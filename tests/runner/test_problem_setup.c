@@ -83,7 +83,8 @@ static void check_unset(const char *lib) {
     json_t *req = request_with(lib, 7, 0, "\"unset_when_zero\":\"a\",", "");
     CHECK(problem_setup(&p, req, &cached, &why), "unset setup: %s", why ? why : "?");
     const rbuf *x = &p.bufs[0], *y = &p.bufs[1];
-    CHECK(p.scalars[0].value[1] == 0, "set 1's a is %g, not its special value 0", p.scalars[0].value[1]);
+    CHECK(p.scalars[0].value[1] == 0, "set 1's a is %g, not its special value 0",
+          p.scalars[0].value[1]);
     CHECK(problem_unset_in(&p, 1) == x && !problem_unset_in(&p, 0) && !problem_unset_in(&p, 2),
           "problem_unset_in does not name x in set 1 alone");
     int nan1 = 0, nan0 = 0, pad = 0;
@@ -103,7 +104,8 @@ static void check_unset(const char *lib) {
     CHECK(nan0 == 0, "sets 0 and 2 (a = 2) hold %d NaN", nan0);
     problem_free(&p);
     json_decref(req);
-    const char *bad[][2] = {{"\"unset_when_zero\":\"b\",", ""}, {"", "\"unset_when_zero\":\"a\","},
+    const char *bad[][2] = {{"\"unset_when_zero\":\"b\",", ""},
+                            {"", "\"unset_when_zero\":\"a\","},
                             {"\"unset_when_zero\":3,", ""}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         why = NULL;
@@ -179,6 +181,7 @@ int main(int argc, char **argv) {
     json_decref(req);
     json_decref(req2);
     check_unset(argv[1]);
-    if (!failures) printf("problem setup: three input sets, views, scalars per set, unset inputs ok\n");
+    if (!failures)
+        printf("problem setup: three input sets, views, scalars per set, unset inputs ok\n");
     return failures ? 1 : 0;
 }
