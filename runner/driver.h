@@ -20,7 +20,8 @@
                             X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                \
                                 X(cuEventElapsedTime) X(cuEventDestroy) X(cuGetErrorName)          \
                                     X(cuGetErrorString) X(cuMemcpyDtoD) X(cuTensorMapEncodeTiled)  \
-                                        X(cuDeviceGetPCIBusId)
+                                        X(cuDeviceGetPCIBusId) X(cuMemHostAlloc)           \
+                                            X(cuMemHostGetDevicePointer)
 
 typedef struct {
     void *lib;

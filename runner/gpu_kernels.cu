@@ -208,6 +208,25 @@ extern "C" __global__ void bartune_fill_padding(void* data, unsigned long long n
     }
 }
 
+// bench --gate: holds its stream until *go (mapped host memory) reaches
+// `want`, which the host writes once the timed launch behind it is queued, so
+// that launch's events time the GPU alone and not the host's launch path.
+// Past limit_ns it lets go and sets *expired (the call behind it waited on
+// the GPU itself: a gate cannot time it).
+extern "C" __global__ void bartune_gate(const volatile unsigned long long* go,
+                                        unsigned long long want, unsigned long long limit_ns,
+                                        unsigned* expired) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (*go < want) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > limit_ns) {
+            *expired = 1;
+            return;
+        }
+    }
+}
+
 // The card's ceilings, measured rather than taken from a datasheet.
 // Copy: float4 grid-stride, one read and one write per element.
 extern "C" __global__ void bartune_copy(const float4* __restrict__ in, float4* __restrict__ out,

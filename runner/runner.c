@@ -13,7 +13,9 @@
  *                                   ("checks":[{slot, grid, block, smem, ...}]:
  *                                   verified there too, after the timing;
  *                                   "sustain_s":S: launches back to back for S
- *                                   seconds, their time and energy per call)
+ *                                   seconds, their time and energy per call;
+ *                                   "gate":true: each timed launch queued behind
+ *                                   a kernel released once it is queued)
  *                                   {"ok":true,"median_ms":..,"checked":N} or
  *                                   {"ok":true,"median_ms":..,"rejected":true}
  *                                   (first timed launch over "reject_ms") or
@@ -66,7 +68,12 @@ static struct {
     unsigned long long ws_guard_sum[2];
     unsigned long long key;      /* the checksums' secret, drawn at start */
     double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
-    CUfunction check_exact, check_bound, checksum, seal, copy, fma_peak, fill_padding;
+    CUfunction check_exact, check_bound, checksum, seal, copy, fma_peak, fill_padding, gate;
+    /* bench --gate: the gate's word in mapped host memory, its device
+     * address, the word it sets when it gives up, and the last value written */
+    volatile unsigned long long *gate_go;
+    CUdeviceptr gate_go_dev, gate_expired;
+    unsigned long long gate_seq;
     CUfunction mma_peak; /* NULL where the GPU is not 9.0 (sm_90a code) */
     FILE *out;
 } R;
@@ -503,6 +510,7 @@ typedef struct {
     void **args[SETS];
     CUtensorMap maps[MAX_MAPS];
     bool has_scratch; /* the kernel takes scratch memory as its last argument */
+    bool gate;        /* bench --gate: each timed launch queued behind bartune_gate */
     CUdeviceptr ws;   /* that memory (R's), its first ws_zero bytes zeroed before each launch */
     size_t ws_zero;
 } launch_cfg;
@@ -626,6 +634,40 @@ static bool verify_launches(const launch_cfg *l, stats_t *st, size_t bytes, int 
     return intact();
 }
 
+/* bench --gate: the gate's memory, made on first use. */
+static CUresult gate_open(void) {
+    if (R.gate_go) return CUDA_SUCCESS;
+    void *host = NULL;
+    CUresult r = drv.cuMemHostAlloc(&host, sizeof(unsigned long long), CU_MEMHOSTALLOC_DEVICEMAP);
+    if (r == CUDA_SUCCESS) r = drv.cuMemHostGetDevicePointer(&R.gate_go_dev, host, 0);
+    if (r == CUDA_SUCCESS) r = drv.cuMemAlloc(&R.gate_expired, sizeof(unsigned));
+    if (r == CUDA_SUCCESS) r = drv.cuMemsetD8(R.gate_expired, 0, sizeof(unsigned));
+    if (r == CUDA_SUCCESS) {
+        R.gate_go = host;
+        *R.gate_go = R.gate_seq = 0;
+    }
+    return r;
+}
+
+/* Queues a gate that holds the stream until gate_release(), or 2 s. */
+static CUresult gate_hold(void) {
+    unsigned long long want = R.gate_seq + 1, limit_ns = 2000000000ull;
+    void *args[] = {&R.gate_go_dev, &want, &limit_ns, &R.gate_expired};
+    return drv.cuLaunchKernel(R.gate, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+}
+
+static void gate_release(void) {
+    __atomic_store_n(R.gate_go, ++R.gate_seq, __ATOMIC_SEQ_CST);
+}
+
+/* Whether a gate gave up (the call behind it waited on the GPU); clears it. */
+static bool gate_expired(CUresult *r) {
+    unsigned v = 0;
+    if ((*r = drv.cuMemcpyDtoH(&v, R.gate_expired, sizeof v)) == CUDA_SUCCESS && v)
+        *r = drv.cuMemsetD8(R.gate_expired, 0, sizeof v);
+    return v != 0;
+}
+
 /* The timed launches in one stream, their checks queued between them
  * (outside the timed events), from stats slot `first`; ms[] gets their
  * times, *reps how many ran (1 when the first was over reject_ms). */
@@ -636,12 +678,15 @@ static bool timed_launches(const launch_cfg *l, stats_t *st, size_t bytes, int f
     CUresult r = CUDA_SUCCESS;
     for (int i = 0; i < asked * 2 && r == CUDA_SUCCESS; i++)
         r = drv.cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+    if (l->gate && r == CUDA_SUCCESS) r = gate_open();
     for (int i = 0; i < *reps && r == CUDA_SUCCESS; i++) {
         unsigned poison = POISON[i & 1];
         r = prepare(poison, 0);
+        if (l->gate && r == CUDA_SUCCESS) r = gate_hold();
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i], NULL);
         if (r == CUDA_SUCCESS) r = launch(l, 0);
         if (r == CUDA_SUCCESS) r = drv.cuEventRecord(ev[2 * i + 1], NULL);
+        if (l->gate) gate_release(); /* even after an error: nothing waits on a gate for 2 s */
         if (r == CUDA_SUCCESS) r = queue_checks(st, first + i, poison, 0);
         if (i == 0 && r == CUDA_SUCCESS && reject_ms > 0 && first_too_slow(ev, reject_ms, &r))
             *reps = 1; /* the events past ev[1] stay made, destroyed below */
@@ -650,6 +695,15 @@ static bool timed_launches(const launch_cfg *l, stats_t *st, size_t bytes, int f
     if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st->host, st->dev, bytes);
     for (int i = 0; i < *reps && r == CUDA_SUCCESS; i++)
         r = drv.cuEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
+    if (l->gate && r == CUDA_SUCCESS && gate_expired(&r) && r == CUDA_SUCCESS) {
+        for (int i = 0; i < asked * 2; i++)
+            if (ev[i]) drv.cuEventDestroy(ev[i]);
+        free(ev);
+        fail("runtime_error",
+             "bench --gate: a timed call waited on the GPU inside itself (its gate "
+             "gave up after 2 s): time it without --gate");
+        return false;
+    }
     for (int i = 0; i < asked * 2; i++)
         if (ev[i]) drv.cuEventDestroy(ev[i]);
     free(ev);
@@ -985,7 +1039,7 @@ static bool sustain(const launch_cfg *l, double seconds, json_t *ans) {
 
 /* {"op":"measure","host":LIB,"reps":R}: a host baseline's library, loaded
  * once and kept (it may hold handles), timed and checked like a kernel. */
-static void measure_host(const char *lib, int reps, double sustain_s) {
+static void measure_host(const char *lib, int reps, double sustain_s, bool gate) {
     void *so = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     host_fn fn = so ? (host_fn)(uintptr_t)dlsym(so, "bartune_baseline") : NULL;
     if (!fn) {
@@ -993,7 +1047,7 @@ static void measure_host(const char *lib, int reps, double sustain_s) {
              so ? "no bartune_baseline in it" : dlerror());
         return;
     }
-    launch_cfg l = {.host = fn};
+    launch_cfg l = {.host = fn, .gate = gate};
     json_t *ans = run_measurement(&l, reps, 0, false, 0, 0);
     if (ans && sustain_s > 0 && !sustain(&l, sustain_s, ans)) {
         json_decref(ans);
@@ -1167,8 +1221,9 @@ static void cmd_measure(json_t *req) {
         fail("bad_request", "sustain_s must be 0 to 600 seconds");
         return;
     }
+    const bool gate = json_is_true(json_object_get(req, "gate")); /* bench --gate */
     if (host) {
-        measure_host(host, (int)reps, sustain_s);
+        measure_host(host, (int)reps, sustain_s, gate);
         return;
     }
     const char *cubin = json_string_value(json_object_get(req, "cubin"));
@@ -1192,6 +1247,7 @@ static void cmd_measure(json_t *req) {
     } else {
         const double t0 = wall_ms();
         int occ = configure(req, fn, &l);
+        l.gate = gate;
         bool once = json_is_true(json_object_get(req, "sanitize"));
         int extra = (int)json_array_size(checks) * (CHECK_VERIFY + SETS - 1);
         json_t *ans = occ < 0
@@ -1327,6 +1383,7 @@ static bool open_device(int ordinal, const char *fatbin, char **why) {
         (r = drv.cuModuleGetFunction(&R.fma_peak, mod, "bartune_fma_peak")) != CUDA_SUCCESS ||
         (r = drv.cuModuleGetFunction(&R.fill_padding, mod, "bartune_fill_padding")) !=
             CUDA_SUCCESS ||
+        (r = drv.cuModuleGetFunction(&R.gate, mod, "bartune_gate")) != CUDA_SUCCESS ||
         (r = drv.cuMemAlloc(&R.scratch, 64)) != CUDA_SUCCESS) {
         *why = xasprintf("opening GPU %d (runner kernels %s): %s", ordinal, fatbin,
                          driver_error(r, buf, sizeof buf));

@@ -47,12 +47,25 @@ echo "bench saves its floor and the report draws it"
 fs="--runner $root/tests/fake_runner.sh --results $tmp/rs --kernels $tmp/k --cache $tmp/c --size M=64 --size N=64 --size K=64"
 sel="barrier=syncthreads loaders=all producer=regs bm=64 bn=64 bk=8 tm=4 tn=4 stages=2 a_layout=k raster=row min_blocks=1"
 "$bartune" run gen/sgemm.lua $sel $fs >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-"$bartune" bench gen/sgemm.lua $fs >"$tmp/bench" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/bench"; exit 1; }
+FAKE_RUNNER_REQUESTS="$tmp/req0" "$bartune" bench gen/sgemm.lua $fs >"$tmp/bench" 2>"$tmp/err" ||
+    { cat "$tmp/err" "$tmp/bench"; exit 1; }
 grep -q "^  cuBLAS SGEMM  *1.0000" "$tmp/bench" || { echo "bench timed no cuBLAS: $(cat "$tmp/bench")"; exit 1; }
 grep -q "^  best barrier=syncthreads " "$tmp/bench" || { echo "bench has no best-of-kind rows"; exit 1; }
 "$bartune" report gen/sgemm.lua --results "$tmp/rs" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 grep -q "cuBLAS SGEMM (bench)" "$tmp"/rs/*/report.svg || { echo "the report draws no cuBLAS line"; exit 1; }
 echo "bench times the problem's host baseline and the report draws it"
+# bench --gate: every measure it sends (the tuned kernel, the baselines, cuBLAS)
+# asks the runner for gated launches, and says so; without it none does
+grep -q '"op": *"measure"' "$tmp/req0" || { echo "no measure requests recorded"; exit 1; }
+grep '"op": *"measure"' "$tmp/req0" | grep -q '"gate"' && { echo "bench without --gate asked for a gate"; exit 1; }
+FAKE_RUNNER_REQUESTS="$tmp/req1" "$bartune" bench gen/sgemm.lua $fs --gate --sustain 0 >"$tmp/bench" 2>"$tmp/err" ||
+    { cat "$tmp/err" "$tmp/bench"; exit 1; }
+measures=$(grep -c '"op": *"measure"' "$tmp/req1") gated=$(grep '"op": *"measure"' "$tmp/req1" | grep -c '"gate": *true')
+[ "$measures" -ge 2 ] && [ "$gated" = "$measures" ] && grep -q '"host"' "$tmp/req1" ||
+    { echo "bench --gate: $gated of $measures measures gated"; exit 1; }
+grep -q "^gated: " "$tmp/bench" || { echo "bench --gate does not say its launches are gated"; exit 1; }
+grep -q '"gated": *true' "$tmp"/rs/*/sgemm.bench.json || { echo "bench --gate saved no gated mark"; exit 1; }
+echo "bench --gate gates every measure it sends and says so"
 # records at two size tuples: a report for each
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 for n in 1000 2000; do

@@ -232,7 +232,11 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
         json_pack("{s:O, s:f, s:f, s:f, s:f, s:[]}", "sizes", sizes, "floor_ms", floor_ms,
                   "memory_ms", mem_ms, "fma_ms", fma_ms, "mma_ms", mma_ms, "host_baselines");
     json_array_append_new(floors, saved);
+    if (g->o->gate) json_object_set_new(saved, "gated", json_true());
     printf("\n%s on %s at %s\n", space_name(g->s), g->dev.name, at);
+    if (g->o->gate)
+        printf("gated: each timed launch queued behind a kernel that holds the stream until it "
+               "is queued (the GPU's time alone)\n");
     printf("floor: %.4f ms = max(memory %.4f ms: %.4g B at %.0f GB/s, FMA %.4f ms: %.4g FMA at "
            "%.2f T/s",
            floor_ms, mem_ms, bytes, bw, fma_ms, fma, c->fma_per_s * 1e-12);

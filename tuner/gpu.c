@@ -435,6 +435,7 @@ static json_t *measure_request(gpu *g, const char *cubin, const config *values, 
     add_extras(req, *geometry);
     if (sanitize) json_object_set_new(req, "sanitize", json_true());
     if (reject_ms > 0) json_object_set_new(req, "reject_ms", json_real(reject_ms));
+    if (g->o->gate) json_object_set_new(req, "gate", json_true());
     if (g->sustain_s > 0 && !sanitize)
         json_object_set_new(req, "sustain_s", json_real(g->sustain_s));
     if (!sanitize && !add_checks(g, req, values, geometry, refused)) {
@@ -473,6 +474,7 @@ bool gpu_measure_on(gpu *g, runner_client *rc, const char *cubin, const config *
 bool gpu_measure_host(gpu *g, const char *lib, runner_result *r, json_t **answer) {
     json_t *req = json_pack("{s:s, s:s, s:i}", "op", "measure", "host", lib, "reps", g->o->reps);
     if (g->sustain_s > 0) json_object_set_new(req, "sustain_s", json_real(g->sustain_s));
+    if (g->o->gate) json_object_set_new(req, "gate", json_true());
     *r = runner_request(&g->runner, req, first_answer_timeout(g), answer);
     json_decref(req);
     return *r == RUNNER_OK;

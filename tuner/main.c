@@ -135,12 +135,15 @@ static const struct command commands[] = {
      false},
     {"bench", cmd_bench, true,
      "usage: bartune bench SPACE [--size K=V...] [--reps N] [--sustain S] [--rank energy]\n"
-     "                    [--results DIR]\n"
+     "                    [--gate] [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
      "best variant and each baseline again, side by side in one run; the best and the\n"
      "problem's host baselines also called back to back for S seconds (default 3; 0:\n"
-     "not): time and energy per call at the card's power cap (energy: through NVML).\n",
+     "not): time and energy per call at the card's power cap (energy: through NVML).\n"
+     "--gate queues each timed launch behind a kernel that holds the stream until the\n"
+     "launch is queued: its events then time the GPU alone, not the host's launch path\n"
+     "(a library's host code, or a small kernel's launch call, where the GPU waits on it).\n",
      false},
     {"merge", cmd_merge, false,
      "usage: bartune merge FILE.jsonl... [--results DIR]\n"
@@ -321,6 +324,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         O_RETRY,
         O_REPS,
         O_SUSTAIN,
+        O_GATE,
         O_RANK,
         O_TIMEOUT,
         O_CTIMEOUT,
@@ -355,6 +359,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"retry", required_argument, NULL, O_RETRY},
         {"reps", required_argument, NULL, O_REPS},
         {"sustain", required_argument, NULL, O_SUSTAIN},
+        {"gate", no_argument, NULL, O_GATE},
         {"rank", required_argument, NULL, O_RANK},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"compile-timeout", required_argument, NULL, O_CTIMEOUT},
@@ -459,6 +464,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                 return usage_error(cmdspace, "--sustain needs seconds in 0..600, got '%s'", optarg);
             o->sustain_s = v;
             break;
+        case O_GATE:
+            o->gate = true;
+            break;
         case O_TIMEOUT:
             if (!parse_number(optarg, 0.1, 86400, &v))
                 return usage_error(cmdspace, "--timeout needs seconds in 0.1..86400, got '%s'",
@@ -548,6 +556,10 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
     }
     if (o->sustain_s >= 0 && strcmp(cmd->name, "bench") && strcmp(cmd->name, "run"))
         return usage_error(cmdspace, "%s", "--sustain is bench's and run's");
+    if (o->gate && strcmp(cmd->name, "bench"))
+        return usage_error(cmdspace, "%s",
+                           "--gate is bench's (records are timed without it: a gated time "
+                           "beside them would not compare)");
     if (o->rank_energy && strcmp(cmd->name, "run") && strcmp(cmd->name, "emit") &&
         strcmp(cmd->name, "show") && strcmp(cmd->name, "bench"))
         return usage_error(cmdspace, "%s", "--rank is run's, emit's, show's and bench's");

@@ -34,6 +34,7 @@ typedef struct {
     double sustain_s; /* bench, run --sustain: seconds of back-to-back calls (0: none; < 0: not
                          given) */
     bool rank_energy; /* --rank energy: records ranked by joules a call, not time */
+    bool gate;        /* bench --gate: each timed launch behind a gate kernel (GPU time alone) */
     double timeout;   /* seconds for a first launch; later ones scale from it */
     double compile_timeout;
     double reference_timeout;     /* seconds a problem's setup (inputs, CPU reference) may take */
