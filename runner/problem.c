@@ -675,12 +675,15 @@ static bool check_unset(rproblem *p, char **why) {
     return true;
 }
 
+/* Whether b's unset_when_zero scalar is 0 in input set `set`. */
+static bool unset_in(const rproblem *p, const rbuf *b, int set) {
+    const rscalar *z = b->unset_when_zero ? scalar_named(p, b->unset_when_zero) : NULL;
+    return z && z->value[set] == 0;
+}
+
 const rbuf *problem_unset_in(const rproblem *p, int set) {
-    for (int i = 0; i < p->n_bufs; i++) {
-        const rbuf *b = &p->bufs[i];
-        const rscalar *z = b->unset_when_zero ? scalar_named(p, b->unset_when_zero) : NULL;
-        if (z && z->value[set] == 0) return b;
-    }
+    for (int i = 0; i < p->n_bufs; i++)
+        if (unset_in(p, &p->bufs[i], set)) return &p->bufs[i];
     return NULL;
 }
 
@@ -690,8 +693,7 @@ static void unset_where_zero(rproblem *p) {
     for (int set = 0; set < SETS; set++)
         for (int i = 0; i < p->n_bufs; i++) {
             rbuf *b = &p->bufs[i];
-            const rscalar *z = b->unset_when_zero ? scalar_named(p, b->unset_when_zero) : NULL;
-            if (!z || z->value[set] != 0 || !b->host[set]) continue;
+            if (!b->host[set] || !unset_in(p, b, set)) continue;
             for (size_t e = 0; e < b->length; e++)
                 if (!padding(b, e)) put(b, b->host[set], e, NAN);
         }

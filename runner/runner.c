@@ -695,20 +695,18 @@ static bool timed_launches(const launch_cfg *l, stats_t *st, size_t bytes, int f
     if (r == CUDA_SUCCESS) r = drv.cuMemcpyDtoH(st->host, st->dev, bytes);
     for (int i = 0; i < *reps && r == CUDA_SUCCESS; i++)
         r = drv.cuEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
-    if (l->gate && r == CUDA_SUCCESS && gate_expired(&r) && r == CUDA_SUCCESS) {
-        for (int i = 0; i < asked * 2; i++)
-            if (ev[i]) drv.cuEventDestroy(ev[i]);
-        free(ev);
-        fail("runtime_error",
-             "bench --gate: a timed call waited on the GPU inside itself (its gate "
-             "gave up after 2 s): time it without --gate");
-        return false;
-    }
+    const bool expired = l->gate && r == CUDA_SUCCESS && gate_expired(&r);
     for (int i = 0; i < asked * 2; i++)
         if (ev[i]) drv.cuEventDestroy(ev[i]);
     free(ev);
     if (r != CUDA_SUCCESS) {
         fail_cuda("runtime_error", "timing the kernel", r);
+        return false;
+    }
+    if (expired) {
+        fail("runtime_error",
+             "bench --gate: a timed call waited on the GPU inside itself (its gate "
+             "gave up after 2 s): time it without --gate");
         return false;
     }
     for (int i = 0; i < *reps; i++) {

@@ -134,7 +134,8 @@ struct Around {
     unsigned* sink;
     size_t bytes;  // of C
     int sms;
-    int* go;  // mapped host memory: the gate's flag (way h)
+    int* go;      // mapped host memory: the gate's flag (ways h and g)
+    int* go_dev;  // its device address
 };
 
 // Per-call times of `call` timed the way `mode` says (see the top), reps calls.
@@ -143,10 +144,8 @@ static std::vector<float> timed(const char* mode, int reps, const Around& a, F c
     const bool sync = !strcmp(mode, "s"), copy = strchr(mode, 'c'), check = strchr(mode, 'k');
     std::vector<float> out;
     if (!strcmp(mode, "h")) {
-        int* go_dev = nullptr;
-        CHECK(cudaHostGetDevicePointer((void**)&go_dev, a.go, 0));
         *(volatile int*)a.go = 0;
-        gate<<<1, 1>>>(go_dev, 1);
+        gate<<<1, 1>>>(a.go_dev, 1);
         CHECK(cudaGetLastError());
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < reps; i++) CHECK(call());
@@ -172,16 +171,12 @@ static std::vector<float> timed(const char* mode, int reps, const Around& a, F c
         return out;
     }
     const bool gated = !strcmp(mode, "g");
-    int* go_dev = nullptr;
-    if (gated) {
-        CHECK(cudaHostGetDevicePointer((void**)&go_dev, a.go, 0));
-        *(volatile int*)a.go = 0;
-    }
+    if (gated) *(volatile int*)a.go = 0;
     std::vector<cudaEvent_t> ev(2 * reps);
     for (cudaEvent_t& e : ev) CHECK(cudaEventCreate(&e));
     for (int i = 0; i < reps; i++) {
         if (copy) CHECK(cudaMemcpyAsync(a.c, a.clean, a.bytes, cudaMemcpyDeviceToDevice));
-        if (gated) gate<<<1, 1>>>(go_dev, i + 1);  // held until call i is queued
+        if (gated) gate<<<1, 1>>>(a.go_dev, i + 1);  // held until call i is queued
         CHECK(cudaEventRecord(ev[2 * i]));
         CHECK(call());
         CHECK(cudaEventRecord(ev[2 * i + 1]));
@@ -271,8 +266,9 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&y, most * sizeof(elem_t)));
     CHECK(cudaMalloc(&z, most * sizeof(elem_t)));
     CHECK(cudaMalloc(&sink, 4));
-    int* go = nullptr;  // way h's flag
+    int *go = nullptr, *go_dev = nullptr;  // ways h and g: the gate's flag
     CHECK(cudaHostAlloc((void**)&go, sizeof *go, cudaHostAllocMapped));
+    CHECK(cudaHostGetDevicePointer((void**)&go_dev, go, 0));
     for (void* p : {clean, x, y, z}) fill<<<1024, 256>>>((elem_t*)p, most, 4u);
     int sms = 0;
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -303,7 +299,7 @@ int main(int argc, char** argv) {
         bartune_gemm_bf16_path_t p = bartune_gemm_bf16_path(s.ta, s.tb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc);
 #endif
         const Around around{c, clean, (const unsigned*)x, (const unsigned*)y, (const unsigned*)z, sink,
-                            (size_t)s.m * s.n * sizeof(elem_t), sms, go};
+                            (size_t)s.m * s.n * sizeof(elem_t), sms, go, go_dev};
         timed("s", 5, around, tuned), timed("s", 5, around, cublas);  // warm-up: first-call checks, clocks
         char label[64];
         snprintf(label, sizeof label, "%dx%dx%d (%d,%d)", s.m, s.n, s.k, s.ta, s.tb);
