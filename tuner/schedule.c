@@ -471,8 +471,15 @@ static size_t warm_extended(run_ctx *c, json_t *warm, char **names) {
  * (the problem's checks changed since): measured again, so the strategy is
  * not told of them, yet they are the best guide to this tuple there is. */
 static json_t *verified_before(run_ctx *c) {
-    json_t *at = space_full_sizes(c->s, c->sizes), *out = json_array(), *rec;
-    size_t i;
+    /* the recorded size tuples that complete to this one (each completed once) */
+    json_t *at = space_full_sizes(c->s, c->sizes), *here = json_array(), *out = json_array();
+    json_t *raw = results_sizes(c->store.records), *z, *rec;
+    size_t i, k;
+    json_array_foreach(raw, i, z) {
+        json_t *f = space_full_sizes(c->s, z);
+        if (json_equal(f ? f : z, at ? at : c->sizes)) json_array_append(here, z);
+        json_decref(f);
+    }
     json_array_foreach(c->store.records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
         const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
@@ -480,11 +487,13 @@ static json_t *verified_before(run_ctx *c) {
         if (!st || strcmp(st, "ok") || !fp || strcmp(fp, c->lanes[0]->g.fingerprint) ||
             (v && !strcmp(v, c->digest)))
             continue;
-        json_t *f = space_full_sizes(c->s, json_object_get(rec, "sizes"));
-        if (json_equal(f ? f : json_object_get(rec, "sizes"), at ? at : c->sizes))
+        json_array_foreach(here, k, z) if (json_equal(z, json_object_get(rec, "sizes"))) {
             json_array_append(out, rec);
-        json_decref(f);
+            break;
+        }
     }
+    json_decref(here);
+    json_decref(raw);
     json_decref(at);
     return out;
 }
