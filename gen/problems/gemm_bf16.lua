@@ -40,7 +40,7 @@ problem {
       init = { "uniform", -1, 1 }, init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = a_rows, cols = a_cols, ld = "lda" } },
     { "B", "__nv_bfloat16", role = "in", length = function(s) return (b_rows(s) - 1) * s.ldb + b_cols(s) end,
       init = { "uniform", -1, 1 }, init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = b_rows, cols = b_cols, ld = "ldb" } },
-    { "C", "__nv_bfloat16", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
+    { "C", "__nv_bfloat16", role = "inout", unset_when_zero = "beta", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
       init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "N", ld = "ldc" } },
   },
   args = { "transa", "transb", "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },

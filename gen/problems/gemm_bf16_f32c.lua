@@ -9,7 +9,7 @@ problem {
   extends = "gemm_bf16",
   name = "gemm_bf16_f32c",
   buffers = {
-    { "C", "float", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
+    { "C", "float", role = "inout", unset_when_zero = "beta", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
       init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "N", ld = "ldc" } },
   },
   -- The expected error per element is now the fp32 sum's (rounding, or

@@ -23,7 +23,7 @@ problem {
       init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "K", ld = "lda" } },
     { "B", "float", role = "in", length = function(s) return (s.K - 1) * s.ldb + s.N end, init = { "uniform", -1, 1 },
       init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "K", cols = "N", ld = "ldb" } },
-    { "C", "float", role = "inout", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
+    { "C", "float", role = "inout", unset_when_zero = "beta", length = function(s) return (s.M - 1) * s.ldc + s.N end, init = { "uniform", -1, 1 },
       init2 = { "logmag", 2 ^ -10, 2 ^ 17 }, view = { rows = "M", cols = "N", ld = "ldc" } },
   },
   args = { "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc" },

@@ -134,7 +134,11 @@ __device__ __forceinline__ void store_row_edge(const Problem& p, $(ctype.C)* c, 
         for (int e = 0; e < 2; ++e) {
             if (col + e >= p.N) continue;
             float v = p.alpha * acc[4 * j + 2 * h + e];
+//% if fault == "beta_reads_c" then
+            v += p.beta * $(c_to_f)(c[e]);  // fault: C read where beta is 0 too
+//% else
             if (p.beta != 0.f) v += p.beta * $(c_to_f)(c[e]);
+//% end
 //% -- fault "truncate": C rounded toward zero (the faults' odd ldc stores here)
             c[e] = $(fault == "truncate" and not c_f32 and "__float2bfloat16_rz" or c_of_f)(v);
         }

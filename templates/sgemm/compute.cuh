@@ -131,7 +131,11 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
 // not read when beta is 0 (BLAS: C may hold anything then).
 __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float (&acc)[kTM][kTN]) {
     const Place pl = place_of(ctid);
+//% if fault == "beta_reads_c" then
+    const bool read_c = true;  // fault: C read where beta is 0 too (BLAS: it may hold anything)
+//% else
     const bool read_c = g.beta != 0.0f;
+//% end
 #pragma unroll
     for (int i = 0; i < kTM; ++i) {
         const int gm = g.m0 + row_of(pl, i);

@@ -19,6 +19,7 @@ param("fault", {
   "no_full_wait",  -- consumers read a stage without waiting for its copies
   "fp16",          -- the bf16 inputs multiplied as fp16
   "truncate",      -- C rounded toward zero, not to nearest: inside the bound, less accurate
+  "beta_reads_c",  -- C read where beta is 0 too (the odd-ldc stores): NaN where C is unset
   "none_again",    -- correct, after the faults
   "scratch",       -- correct: split-K through scratch memory (4 CTAs a tile, one per grid row)
   "scratch_short", -- the same, the tile's last CTA adding all its slices but the last

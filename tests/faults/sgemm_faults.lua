@@ -32,6 +32,7 @@ param("fault", {
   "scratch_past",    -- split_scratch, and one word written just past its scratch memory
   "scratch_before",  -- split_scratch, and one word written just before its scratch memory
   "scratch_accumulate", -- split_scratch adding into its slots: right only if they started at zero (they need not)
+  "beta_reads_c",    -- C read where beta is 0 too: NaN where the caller left C unset
   "none_again",      -- correct, after the faults
 })
 
