@@ -190,17 +190,19 @@ import json, sys
 for line in sys.stdin:
     r = json.loads(line); print(r["status"], r["tool"], r.get("message", "")[:300].replace("\n", " | "))' | tee -a "$out/race2.log" ;;
     tune-gemm) # gemm_bf16's shapes one by one (GEMM_SHAPES "MxNxK[:transa,transb] ..."), ils
-          # --budget $BUDGET, results.tgz after each (a call cut at its limit keeps them), then emit
+          # --budget $BUDGET, results.tgz after each (a call cut at its limit keeps them), then emit;
+          # GEMM_SPACE=gemm_bf16_f32c: that space instead
+          gs=${GEMM_SPACE:-gemm_bf16}
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
               log "gemm_bf16 $sh"
               # shellcheck disable=SC2046 # the sizes are words
-              timeout 300 $b run gen/gemm_bf16.lua $(gemm_sizes "$sh") --strategy ils --budget "${BUDGET:-30}s" \
+              timeout 300 $b run "gen/$gs.lua" $(gemm_sizes "$sh") --strategy ils --budget "${BUDGET:-30}s" \
                   --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
               grep -E "records by status|^  #1 " "$out/tune-gemm.log" | tail -2 | cut -c1-200
               pack_results
           done
-          statuses results/*/gemm_bf16.jsonl
-          $b emit gen/gemm_bf16.lua 2>&1 | tail -5 ;;
+          statuses results/*/"$gs".jsonl
+          $b emit "gen/$gs.lua" 2>&1 | tail -5 ;;
     tune-gemm-regions) # gemm_bf16 regions of GEMM_REGIONS ("MxNxK[:transa,transb]|k=v ..." separated
           # by ';'), ils, BUDGET s each (an exact config: that variant alone); then emit
           IFS=';' read -r -a regions <<<"${GEMM_REGIONS:?MxNxK|k=v...;...}"
