@@ -983,6 +983,15 @@ bool space_search_start(space *s, const device_info *dev, char **overrides, int 
                         const char *strategy, const char *chunkname, long budget,
                         unsigned long long seed, json_t *warm, char **err) {
     lua_State *L = s->L;
+    /* the expansion first, in a call of its own (search.lua's M.expand) */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref);
+    lua_getfield(L, -1, "expand");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);
+    push_device(L, dev);
+    push_overrides(L, overrides, n_overrides);
+    bool ok = call(s, 3, 1, err);
+    lua_pop(L, ok ? 2 : 1);
+    if (!ok) return false;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref);
     lua_getfield(L, -1, "start");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);
@@ -993,7 +1002,7 @@ bool space_search_start(space *s, const device_info *dev, char **overrides, int 
     lua_pushinteger(L, budget);
     lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffffffffffull));
     push_landscapes(L, warm);
-    bool ok = call(s, 8, 1, err);
+    ok = call(s, 8, 1, err);
     lua_pop(L, ok ? 2 : 1);
     return ok;
 }

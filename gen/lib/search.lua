@@ -464,8 +464,15 @@ function M.replay_end()
   return out
 end
 
--- A live search for bartune run --strategy: start, then ask and tell.
+-- A live search for bartune run --strategy: expand, start, then ask and tell.
 local live
+
+-- The expansion alone, its own call into Lua (and so its own limits): a
+-- space of 10^5 variants takes most of one call's instructions to expand,
+-- and the strategy's start with warm landscapes then ran past them.
+function M.expand(S, dev, overrides)
+  return #expansion(S, dev, overrides).cands
+end
 
 function M.start(S, dev, overrides, st_text, chunkname, budget, seed, warm)
   live = nil -- the last size tuple's search is garbage before this one is built
