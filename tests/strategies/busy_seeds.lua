@@ -1,6 +1,8 @@
--- A strategy whose every search spends 200 million instructions before it
--- asks (under the 500 million of one call into Lua): replay gives each seed
--- the limits of one call, as a live run gives each ask, so three seeds pass.
+-- A strategy whose every search spends 200 million loop steps before it
+-- asks (under the 500 million instructions of one call into Lua): replay gives each seed
+-- the limits of one call, as a live run gives each ask, so three seeds pass;
+-- run --strategy gives its start a call apart from the expansion
+-- (tests/cases/strategy_limits_per_call.case).
 local S, space, next_id = {}, nil, 1
 function S.init(sp)
   space, next_id = sp, 1

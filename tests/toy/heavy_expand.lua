@@ -2,7 +2,7 @@
 -- instructions (a constraint that works hard for each candidate, as a space
 -- of 10^5 variants does in all): run --strategy expands it in a call of its
 -- own, so the strategy's start keeps a call's limits for itself
--- (tests/cases/strategy_limits_per_call.case, with tests/strategies/heavy_init.lua).
+-- (tests/cases/strategy_limits_per_call.case, with tests/strategies/busy_seeds.lua).
 space { name = "heavy_expand", template = "axpy2d.cu", problem = "axpy2d" }
 param("block_x", { 16, 32, 64 })
 param("block_y", { 2, 4, 8 })
