@@ -11,8 +11,11 @@
  * problem declares C a view, and the runner expects its pattern back there.
  *
  * A block of ROWS rows of C by COLS columns accumulates in double over all
- * of K, streaming the matching rows of B (converted once per k), so B is
- * read once per row block. */
+ * of K, a chunk of KC k at a time: the chunk's rows of A and of B are
+ * converted once into panels (with their magnitudes), and pairs of rows by
+ * four columns accumulate in registers over the chunk (8192^3 is 5.5e11
+ * multiply-adds for each of three input sets; the sums run in k order as
+ * before, so the results are the same bit for bit). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +24,10 @@
 
 #include "bartune_reference.h"
 
-enum { ROWS = 32, COLS = 256 };
+enum { ROWS = 32, COLS = 256, KC = 128 };
+
+/* four doubles: a vector register where the target has one (GCC and Clang) */
+typedef double v4 __attribute__((vector_size(32)));
 
 static double bf16(uint16_t bits) {
     const uint32_t u = (uint32_t)bits << 16;
@@ -60,34 +66,60 @@ static double honest_variance(const gemm *g, double S, double Q, double c, doubl
            ulp * ulp / 12;
 }
 
-/* Rows [i0, i1) by columns [j0, j1) of C; scratch holds 2 COLS + 3 ROWS COLS.
- * Built for AVX2 too where the compiler can (1.75x at 1024^3 on one core):
- * 8192^3 is 5.5e11 multiply-adds on the runner's CPU. */
+/* Two rows by four columns over kc k: the sums of a b, of |a| |b| and of
+ * (a b)^2 in registers (a: a panel's row, KC apart; b: COLS apart). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default"), optimize("O3")))
+__attribute__((target_clones("fma", "default"), optimize("O3", "fp-contract=fast")))
 #endif
 static void
-block(const gemm *g, long long i0, long long i1, long long j0, long long j1, double *scratch) {
-    const long long w = j1 - j0, h = i1 - i0;
+rows2x4(const double *a, const double *aa, const double *b, const double *ba, long long kc,
+        double *acc, double *mag, double *sq) {
+    v4 c0, c1, m0, m1, q0, q1;
+    memcpy(&c0, acc, 32), memcpy(&c1, acc + COLS, 32);
+    memcpy(&m0, mag, 32), memcpy(&m1, mag + COLS, 32);
+    memcpy(&q0, sq, 32), memcpy(&q1, sq + COLS, 32);
+    for (long long k = 0; k < kc; k++) {
+        v4 bk, bak;
+        memcpy(&bk, b + k * COLS, 32), memcpy(&bak, ba + k * COLS, 32);
+        const v4 p0 = a[k] * bk, p1 = a[KC + k] * bk;
+        c0 += p0, c1 += p1;
+        m0 += aa[k] * bak, m1 += aa[KC + k] * bak;
+        q0 += p0 * p0, q1 += p1 * p1;
+    }
+    memcpy(acc, &c0, 32), memcpy(acc + COLS, &c1, 32);
+    memcpy(mag, &m0, 32), memcpy(mag + COLS, &m1, 32);
+    memcpy(sq, &q0, 32), memcpy(sq + COLS, &q1, 32);
+}
+
+/* Rows [i0, i1) by columns [j0, j1) of C; scratch holds SCRATCH doubles:
+ * the sums (three of ROWS x COLS), B's chunk and its magnitudes (KC x COLS
+ * each), A's (ROWS x KC each). Rows and columns past the block's are
+ * zeros in the panels, so the pairs and fours need no edge case. */
+enum { SCRATCH = 3 * ROWS * COLS + 2 * KC * COLS + 2 * ROWS * KC };
+static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
+                  double *scratch) {
+    const long long w = j1 - j0, h = i1 - i0, w4 = (w + 3) & ~3LL, h2 = (h + 1) & ~1LL;
     double *acc = scratch, *mag = acc + ROWS * COLS, *sq = mag + ROWS * COLS,
-           *brow = sq + ROWS * COLS, *babs = brow + COLS;
+           *bp = sq + ROWS * COLS, *bap = bp + KC * COLS, *ap = bap + KC * COLS,
+           *aap = ap + ROWS * KC;
     for (long long x = 0; x < ROWS * COLS; x++)
         acc[x] = mag[x] = sq[x] = 0;
-    for (long long k = 0; k < g->K; k++) {
-        for (long long j = 0; j < w; j++) {
-            brow[j] = bf16(g->b[k * g->b_k + (j0 + j) * g->b_j]);
-            babs[j] = fabs(brow[j]);
-        }
-        for (long long i = 0; i < h; i++) {
-            const double a = bf16(g->a[(i0 + i) * g->a_i + k * g->a_k]), aa = fabs(a);
-            double *ac = acc + i * COLS, *mg = mag + i * COLS, *q = sq + i * COLS;
-            for (long long j = 0; j < w; j++) {
-                const double prod = a * brow[j];
-                ac[j] += prod;
-                mg[j] += aa * babs[j];
-                q[j] += prod * prod;
+    for (long long k0 = 0; k0 < g->K; k0 += KC) {
+        const long long kc = g->K - k0 < KC ? g->K - k0 : KC;
+        for (long long k = 0; k < kc; k++)
+            for (long long j = 0; j < w4; j++) {
+                const double v = j < w ? bf16(g->b[(k0 + k) * g->b_k + (j0 + j) * g->b_j]) : 0;
+                bp[k * COLS + j] = v, bap[k * COLS + j] = fabs(v);
             }
-        }
+        for (long long i = 0; i < h2; i++)
+            for (long long k = 0; k < kc; k++) {
+                const double v = i < h ? bf16(g->a[(i0 + i) * g->a_i + (k0 + k) * g->a_k]) : 0;
+                ap[i * KC + k] = v, aap[i * KC + k] = fabs(v);
+            }
+        for (long long j = 0; j < w4; j += 4)
+            for (long long i = 0; i < h2; i += 2)
+                rows2x4(ap + i * KC, aap + i * KC, bp + j, bap + j, kc, acc + i * COLS + j,
+                        mag + i * COLS + j, sq + i * COLS + j);
     }
     const double r = ldexp(1.0, g->f32c ? -24 : -8); /* the result's rounding: fp32's or bf16's */
     for (long long i = 0; i < h; i++)
@@ -143,7 +175,7 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
     size_t begin, end;
     const long long blocks = (g.M + ROWS - 1) / ROWS;
     bt_share((size_t)blocks, part, parts, &begin, &end);
-    double *scratch = malloc(sizeof(double) * (3 * ROWS * COLS + 2 * COLS));
+    double *scratch = malloc(sizeof(double) * SCRATCH);
     if (!scratch) {
         snprintf(p->error, sizeof p->error, "out of memory");
         return 1;
