@@ -133,7 +133,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     }
     if (bt_on == 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_f32c_nvidia_h200_sm90_v3::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
+        if (bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
     }
     if (bt_on == 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
@@ -148,7 +148,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     switch (bt_pick) {
     case 0: return {0, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 1: return {1, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v2::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 2: return {2, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v3::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 2: return {2, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 3: return {3, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v4::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 4: return {4, bartune_gemm_bf16_f32c_nvidia_h200_sm90_v5::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
@@ -162,9 +162,9 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
 static const char *const bt_names[] = {
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=row epilogue=direct ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=direct ",
-    "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=tile raster=grouped epilogue=direct split=1 ",
+    "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=row epilogue=direct ",
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=7 cluster=1 grid=persistent raster=row epilogue=direct ",
-    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=4 cluster=1 grid=tile raster=row epilogue=direct split_one=8 ",
+    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 ",
     "portable"};
 }  // namespace bartune_gemm_bf16_f32c_dispatch
 
@@ -198,7 +198,7 @@ BARTUNE_GEMM_BF16_F32C_ENTRY cudaError_t bartune_gemm_bf16_f32c(int transa, int 
     switch (bartune_gemm_bf16_f32c_dispatch::choose(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc).variant) {
     case 0: return bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 1: return bartune_gemm_bf16_f32c_nvidia_h200_sm90_v2::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 2: return bartune_gemm_bf16_f32c_nvidia_h200_sm90_v3::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 2: return bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 3: return bartune_gemm_bf16_f32c_nvidia_h200_sm90_v4::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 4: return bartune_gemm_bf16_f32c_nvidia_h200_sm90_v5::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     default: return bartune_gemm_bf16_f32c_portable::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
