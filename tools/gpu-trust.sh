@@ -13,8 +13,10 @@
 #   diag    the headers' probe attributes as the runtime reports them
 #   race2   the probe at 264 blocks and with a slow producer; the skeleton's named ring again
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES: MxNxK or MxNxK:transa,transb) with ils,
-#                  BUDGET s each; emit
-#   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (run emits)
+#                  BUDGET s each (BUDGET_N: that many configurations instead; after a change of
+#                  the checks the first is the tuple's old best: a re-verification); emit
+#   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (or BUDGET_N
+#                  configurations; run emits)
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
 #                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits; results.tgz
 #                  after each step (a call cut at its limit loses what is not under $OUT)
@@ -196,7 +198,7 @@ for line in sys.stdin:
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
               log "gemm_bf16 $sh"
               # shellcheck disable=SC2046 # the sizes are words
-              timeout 300 $b run "gen/$gs.lua" $(gemm_sizes "$sh") --strategy ils --budget "${BUDGET:-30}s" \
+              timeout 300 $b run "gen/$gs.lua" $(gemm_sizes "$sh") --strategy ils --budget "${BUDGET_N:-${BUDGET:-30}s}" \
                   --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
               grep -E "records by status|^  #1 " "$out/tune-gemm.log" | tail -2 | cut -c1-200
               pack_results
@@ -251,7 +253,7 @@ for line in sys.stdin:
           grep -hE "^  [a-zA-Z_0-9]+.*\(|Duration|Registers Per|Block Size|Grid Size|Cluster|cluster_dim|gmma|lts__|L2 Cache Throughput|DRAM Throughput|Memory Throughput|Compute \(SM\)|Shared Memory Config|Dynamic Shared|Waves|Warp Cycles Per Issued|Stall" \
               "$out"/ncu-gemm*.log | head -90 ;;
     tune-sgemm) # the eight shapes in one run (one expansion), ils, SGEMM_BUDGET s each; then emit
-          timeout "${SGEMM_TIMEOUT:-540}" $b run gen/sgemm.lua --strategy ils --budget "${SGEMM_BUDGET:-45}s" \
+          timeout "${SGEMM_TIMEOUT:-540}" $b run gen/sgemm.lua --strategy ils --budget "${BUDGET_N:-${SGEMM_BUDGET:-45}s}" \
               --timeout 3 >"$out/tune-sgemm.log" 2>&1
           echo "run rc=$?"
           # a run cut by the timeout has recorded what it measured but not emitted
