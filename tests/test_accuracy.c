@@ -40,6 +40,8 @@
 #define gemm bf16_gemm
 #define ROWS BF16_ROWS
 #define COLS BF16_COLS
+#define KC BF16_KC
+#define SCRATCH BF16_SCRATCH
 #include "gemm_bf16/reference.c"
 
 enum { M = 64, N = 64 }; /* 4096 elements per K: enough for the RMS and the tails */

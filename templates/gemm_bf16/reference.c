@@ -12,22 +12,17 @@
  *
  * A block of ROWS rows of C by COLS columns accumulates in double over all
  * of K, a chunk of KC k at a time: the chunk's rows of A and of B are
- * converted once into panels (with their magnitudes), and pairs of rows by
- * four columns accumulate in registers over the chunk (8192^3 is 5.5e11
- * multiply-adds for each of three input sets; the sums run in k order as
- * before, so the results are the same bit for bit). */
+ * converted once into panels of doubles, summed by bartune_gemm_sums.h. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bartune_gemm_sums.h"
 #include "bartune_reference.h"
 
-enum { ROWS = 32, COLS = 256, KC = 128 };
-
-/* four doubles: a vector register where the target has one (GCC and Clang) */
-typedef double v4 __attribute__((vector_size(32)));
+enum { ROWS = 32, COLS = 256, KC = BT_SUM_KC };
 
 static double bf16(uint16_t bits) {
     const uint32_t u = (uint32_t)bits << 16;
@@ -66,31 +61,6 @@ static double honest_variance(const gemm *g, double S, double Q, double c, doubl
            ulp * ulp / 12;
 }
 
-/* Two rows by four columns over kc k: the sums of a b, of |a| |b| and of
- * (a b)^2 in registers (a: a panel's row, KC apart; b: COLS apart). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("fma", "default"), optimize("O3", "fp-contract=fast")))
-#endif
-static void
-rows2x4(const double *a, const double *aa, const double *b, const double *ba, long long kc,
-        double *acc, double *mag, double *sq) {
-    v4 c0, c1, m0, m1, q0, q1;
-    memcpy(&c0, acc, 32), memcpy(&c1, acc + COLS, 32);
-    memcpy(&m0, mag, 32), memcpy(&m1, mag + COLS, 32);
-    memcpy(&q0, sq, 32), memcpy(&q1, sq + COLS, 32);
-    for (long long k = 0; k < kc; k++) {
-        v4 bk, bak;
-        memcpy(&bk, b + k * COLS, 32), memcpy(&bak, ba + k * COLS, 32);
-        const v4 p0 = a[k] * bk, p1 = a[KC + k] * bk;
-        c0 += p0, c1 += p1;
-        m0 += aa[k] * bak, m1 += aa[KC + k] * bak;
-        q0 += p0 * p0, q1 += p1 * p1;
-    }
-    memcpy(acc, &c0, 32), memcpy(acc + COLS, &c1, 32);
-    memcpy(mag, &m0, 32), memcpy(mag + COLS, &m1, 32);
-    memcpy(sq, &q0, 32), memcpy(sq + COLS, &q1, 32);
-}
-
 /* Rows [i0, i1) by columns [j0, j1) of C; scratch holds SCRATCH doubles:
  * the sums (three of ROWS x COLS), B's chunk and its magnitudes (KC x COLS
  * each), A's (ROWS x KC each). Rows and columns past the block's are
@@ -116,10 +86,7 @@ static void block(const gemm *g, long long i0, long long i1, long long j0, long 
                 const double v = i < h ? bf16(g->a[(i0 + i) * g->a_i + (k0 + k) * g->a_k]) : 0;
                 ap[i * KC + k] = v, aap[i * KC + k] = fabs(v);
             }
-        for (long long j = 0; j < w4; j += 4)
-            for (long long i = 0; i < h2; i += 2)
-                rows2x4(ap + i * KC, aap + i * KC, bp + j, bap + j, kc, acc + i * COLS + j,
-                        mag + i * COLS + j, sq + i * COLS + j);
+        bt_sums_chunk(ap, aap, bp, bap, kc, h2, w4, COLS, acc, mag, sq);
     }
     const double r = ldexp(1.0, g->f32c ? -24 : -8); /* the result's rounding: fp32's or bf16's */
     for (long long i = 0; i < h; i++)

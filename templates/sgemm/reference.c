@@ -8,15 +8,20 @@
  * pattern back there.
  *
  * Blocked so that 4096^3 takes seconds on 16 cores: a block of ROWS rows of
- * C by COLS columns accumulates in double over all of K, streaming the
- * matching rows of B, so B is read once per row block, from cache. */
+ * C by COLS columns accumulates in double over all of K, a chunk of KC k at
+ * a time: the chunk's rows of A and of B are converted once into panels of
+ * doubles, summed by bartune_gemm_sums.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bartune_gemm_sums.h"
 #include "bartune_reference.h"
 
-enum { ROWS = 32, COLS = 256 };
+enum { ROWS = 32, COLS = 256, KC = BT_SUM_KC };
+/* the sums (three of ROWS x COLS), B's chunk and its magnitudes (KC x COLS
+ * each), A's (ROWS x KC each) */
+enum { SCRATCH = 3 * ROWS * COLS + 2 * KC * COLS + 2 * ROWS * KC };
 
 typedef struct {
     long long M, N, K, lda, ldb, ldc;
@@ -25,26 +30,32 @@ typedef struct {
     double *expect, *bound, *scale;
 } gemm;
 
-/* Rows [i0, i1) by columns [j0, j1), i1 - i0 <= ROWS, j1 - j0 <= COLS. */
+/* Rows [i0, i1) by columns [j0, j1), i1 - i0 <= ROWS, j1 - j0 <= COLS;
+ * scratch holds SCRATCH doubles. Rows and columns past the block's are
+ * zeros in the panels. */
 static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
-                  double *acc, double *mag, double *sq, double *babs) {
-    const long long w = j1 - j0, h = i1 - i0;
-    for (long long x = 0; x < h * COLS; x++)
+                  double *scratch) {
+    const long long w = j1 - j0, h = i1 - i0, w4 = (w + 3) & ~3LL, h2 = (h + 1) & ~1LL;
+    double *acc = scratch, *mag = acc + ROWS * COLS, *sq = mag + ROWS * COLS,
+           *bp = sq + ROWS * COLS, *bap = bp + KC * COLS, *ap = bap + KC * COLS,
+           *aap = ap + ROWS * KC;
+    for (long long x = 0; x < ROWS * COLS; x++)
         acc[x] = mag[x] = sq[x] = 0;
-    for (long long k = 0; k < g->K; k++) {
-        const float *brow = g->b + k * g->ldb + j0;
-        for (long long j = 0; j < w; j++)
-            babs[j] = fabs((double)brow[j]);
-        for (long long i = 0; i < h; i++) {
-            const double a = g->a[(i0 + i) * g->lda + k], aa = fabs(a);
-            double *ac = acc + i * COLS, *mg = mag + i * COLS, *q = sq + i * COLS;
-            for (long long j = 0; j < w; j++) {
-                const double prod = a * (double)brow[j];
-                ac[j] += prod;
-                mg[j] += aa * babs[j];
-                q[j] += prod * prod;
+    for (long long k0 = 0; k0 < g->K; k0 += KC) {
+        const long long kc = g->K - k0 < KC ? g->K - k0 : KC;
+        for (long long k = 0; k < kc; k++) {
+            const float *brow = g->b + (k0 + k) * g->ldb + j0;
+            for (long long j = 0; j < w4; j++) {
+                const double v = j < w ? brow[j] : 0;
+                bp[k * COLS + j] = v, bap[k * COLS + j] = fabs(v);
             }
         }
+        for (long long i = 0; i < h2; i++)
+            for (long long k = 0; k < kc; k++) {
+                const double v = i < h ? g->a[(i0 + i) * g->lda + k0 + k] : 0;
+                ap[i * KC + k] = v, aap[i * KC + k] = fabs(v);
+            }
+        bt_sums_chunk(ap, aap, bp, bap, kc, h2, w4, COLS, acc, mag, sq);
     }
     for (long long i = 0; i < h; i++)
         for (long long j = 0; j < w; j++) {
@@ -96,18 +107,17 @@ static int sgemm(bt_problem *p, int part, int parts) {
     size_t begin, end;
     const long long blocks = (g.M + ROWS - 1) / ROWS;
     bt_share((size_t)blocks, part, parts, &begin, &end);
-    double *acc = malloc(sizeof(double) * ROWS * COLS * 3 + sizeof(double) * COLS);
-    if (!acc) {
+    double *scratch = malloc(sizeof(double) * SCRATCH);
+    if (!scratch) {
         snprintf(p->error, sizeof p->error, "out of memory");
         return 1;
     }
     for (size_t rb = begin; rb < end; rb++) {
         const long long i0 = (long long)rb * ROWS, i1 = i0 + ROWS < g.M ? i0 + ROWS : g.M;
         for (long long j0 = 0; j0 < g.N; j0 += COLS)
-            block(&g, i0, i1, j0, j0 + COLS < g.N ? j0 + COLS : g.N, acc, acc + ROWS * COLS,
-                  acc + 2 * ROWS * COLS, acc + 3 * ROWS * COLS);
+            block(&g, i0, i1, j0, j0 + COLS < g.N ? j0 + COLS : g.N, scratch);
     }
-    free(acc);
+    free(scratch);
     return 0;
 }
 

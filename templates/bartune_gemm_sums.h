@@ -1,0 +1,58 @@
+/* What the GEMM references (templates/sgemm, templates/gemm_bf16) sum per
+ * element of C over K, in k order: S = sum a b, the magnitude sum |a| |b|
+ * (the error bound's) and Q = sum (a b)^2 (the honest error's), in double.
+ * A reference converts a chunk of at most BT_SUM_KC k of its block's rows
+ * of A and columns of B into panels of doubles (their magnitudes beside
+ * them), then bt_sums_chunk adds the chunk to the block's sums. Pairs of
+ * rows by four columns add up in registers: 8192^3 is 5.5e11 products for
+ * each input set, and the runner's CPU does them while the GPU waits. */
+#ifndef BARTUNE_GEMM_SUMS_H
+#define BARTUNE_GEMM_SUMS_H
+
+#include <string.h>
+
+enum { BT_SUM_KC = 128 };
+
+/* four doubles: a vector register where the target has one (GCC and Clang) */
+typedef double bt_v4 __attribute__((vector_size(32)));
+
+/* Two rows by four columns over kc k: a and aa hold the rows BT_SUM_KC
+ * apart, b and ba the k cols apart, and the sums' rows are cols apart. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+/* "fma", not "arch=haswell": the latter dispatches on the CPU model */
+__attribute__((target_clones("fma", "default"), optimize("O3", "fp-contract=fast")))
+#endif
+static void
+bt_sums_2x4(const double *a, const double *aa, const double *b, const double *ba, long long kc,
+            long long cols, double *s, double *mag, double *q) {
+    bt_v4 s0, s1, m0, m1, q0, q1;
+    memcpy(&s0, s, 32), memcpy(&s1, s + cols, 32);
+    memcpy(&m0, mag, 32), memcpy(&m1, mag + cols, 32);
+    memcpy(&q0, q, 32), memcpy(&q1, q + cols, 32);
+    for (long long k = 0; k < kc; k++) {
+        bt_v4 bk, bak;
+        memcpy(&bk, b + k * cols, 32), memcpy(&bak, ba + k * cols, 32);
+        const bt_v4 p0 = a[k] * bk, p1 = a[BT_SUM_KC + k] * bk;
+        s0 += p0, s1 += p1;
+        m0 += aa[k] * bak, m1 += aa[BT_SUM_KC + k] * bak;
+        q0 += p0 * p0, q1 += p1 * p1;
+    }
+    memcpy(s, &s0, 32), memcpy(s + cols, &s1, 32);
+    memcpy(mag, &m0, 32), memcpy(mag + cols, &m1, 32);
+    memcpy(q, &q0, 32), memcpy(q + cols, &q1, 32);
+}
+
+/* A chunk of kc k added to the sums of h2 rows (even) by w4 columns (a
+ * multiple of 4), rows cols apart: ap, aap are the rows of A by k
+ * (BT_SUM_KC apart), bp, bap the k of B by column (cols apart); rows and
+ * columns past the block's are zeros in the panels. */
+static inline void bt_sums_chunk(const double *ap, const double *aap, const double *bp,
+                                 const double *bap, long long kc, long long h2, long long w4,
+                                 long long cols, double *s, double *mag, double *q) {
+    for (long long j = 0; j < w4; j += 4)
+        for (long long i = 0; i < h2; i += 2)
+            bt_sums_2x4(ap + i * BT_SUM_KC, aap + i * BT_SUM_KC, bp + j, bap + j, kc, cols,
+                        s + i * cols + j, mag + i * cols + j, q + i * cols + j);
+}
+
+#endif
