@@ -28,6 +28,11 @@
  * which loses nothing (no script runs while a record is written). */
 enum { HOOK_STEP = 1000, ALARM_GRACE = 2 };
 static const long INSTRUCTION_LIMIT = 500L * 1000 * 1000;
+/* An expansion (a space's variants, a search's candidates) runs the space's
+ * functions once per combination, at most 250,000 (space.lua): 8,000
+ * instructions each. sgemm's 247,680 take over 400 million, most of one
+ * call's limit. */
+static const long EXPANSION_LIMIT = 2000L * 1000 * 1000;
 static const size_t MEMORY_LIMIT = (size_t)1 << 30;
 double space_seconds_limit = 60;
 
@@ -45,7 +50,7 @@ struct space {
     int n_named;
     config launch_names; /* launch_param() names, values unused */
     config param_names;  /* param() names, values unused */
-    long budget;
+    long budget, limit; /* instructions left in this call, and its limit */
     double deadline;
     size_t used;     /* bytes the state holds */
     bool in_script;  /* the memory limit applies (C's own pushes always succeed) */
@@ -122,17 +127,17 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
                      ar->currentline, space_seconds_limit);
         else
             snprintf(s->where, sizeof s->where,
-                     "%s:%d: script ran past %d million instructions; does a loop never end?",
-                     ar->short_src, ar->currentline, (int)(INSTRUCTION_LIMIT / 1000000));
+                     "%s:%d: script ran past %ld million instructions; does a loop never end?",
+                     ar->short_src, ar->currentline, s->limit / 1000000);
     }
     lua_pushstring(L, s->where);
     lua_error(L);
 }
 
-/* Runs the function on the stack with nargs under pcall, within the limits.
- * On error, *err gets the message. */
-static bool call(space *s, int nargs, int nres, char **err) {
-    s->budget = INSTRUCTION_LIMIT;
+/* Runs the function on the stack with nargs under pcall, within the limits
+ * (limit: VM instructions). On error, *err gets the message. */
+static bool call_within(space *s, int nargs, int nres, long limit, char **err) {
+    s->budget = s->limit = limit;
     s->deadline = now_seconds() + space_seconds_limit;
     s->hit = NULL;
     s->refused = false;
@@ -165,6 +170,10 @@ static bool call(space *s, int nargs, int nres, char **err) {
     }
     lua_pop(s->L, 1);
     return false;
+}
+
+static bool call(space *s, int nargs, int nres, char **err) {
+    return call_within(s, nargs, nres, INSTRUCTION_LIMIT, err);
 }
 
 /* read(name) -> text | nil, message. Only names under templates/. */
@@ -774,7 +783,7 @@ bool space_variants(space *s, const device_info *dev, char **overrides, int n_ov
     push_method(s, "variants");                /* M fn S */
     push_device(L, dev);                       /* M fn S dev */
     push_overrides(L, overrides, n_overrides); /* M fn S dev ov */
-    if (!call(s, 3, 3, err)) {                 /* M list rejected total */
+    if (!call_within(s, 3, 3, EXPANSION_LIMIT, err)) { /* M list rejected total */
         lua_pop(L, 1);
         return false;
     }
@@ -963,7 +972,7 @@ json_t *space_replay(space *s, const device_info *dev, json_t *records, json_t *
     lua_pushinteger(L, budget); /* search fn S dev land text name budget */
     push_landscapes(L, warm);   /* ... warm: the other landscapes */
     lua_pushboolean(L, recorded);
-    if (!call(s, 8, 0, err)) {
+    if (!call_within(s, 8, 0, EXPANSION_LIMIT, err)) { /* the expansion, and the landscapes */
         lua_pop(L, 1);
         return NULL;
     }
@@ -989,7 +998,7 @@ bool space_search_start(space *s, const device_info *dev, char **overrides, int 
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->space_ref);
     push_device(L, dev);
     push_overrides(L, overrides, n_overrides);
-    bool ok = call(s, 3, 1, err);
+    bool ok = call_within(s, 3, 1, EXPANSION_LIMIT, err);
     lua_pop(L, ok ? 2 : 1);
     if (!ok) return false;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->search_ref);
