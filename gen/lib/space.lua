@@ -520,11 +520,27 @@ local function too_many(S, only)
   end, 20 * MAX_COMBINATIONS)
 end
 
+-- The last expansion, kept (read-only to its callers): run --strategy asks
+-- for the variants (the C side's list) and then for the candidates
+-- (search.lua) of the same space, device and k=v values, and sgemm's and
+-- gemm_bf16's ~250,000 combinations take seconds to expand.
+local last_variants
+local function flat_key(t)
+  local ks = {}
+  for k, v in pairs(t) do ks[#ks + 1] = tostring(k) .. "=" .. tostring(v) end
+  table.sort(ks)
+  return table.concat(ks, ",")
+end
+
 -- Every compile-time variant that survives the constraints, in declaration
 -- order, as { params = {{name, value}...}, derived = {{name, value}...},
 -- launches = { {{name, value}...}, ... } }, plus how many each constraint
 -- rejected and how many combinations there were.
 function M.variants(S, dev, overrides)
+  local key = flat_key(dev) .. "|" .. flat_key(overrides or {})
+  local last = last_variants
+  if last and last.S == S and last.key == key then return last.out, last.rejected, last.total end
+  last_variants = nil -- garbage before the next one is built
   local only = parse_overrides(S, overrides)
   if too_many(S, only) then
     error(string.format("%s: too many combinations, more than the %d bartune expands; narrow the space with k=v, when or fewer values",
@@ -564,6 +580,7 @@ function M.variants(S, dev, overrides)
     end
     out[#out + 1] = v
   end, math.huge)
+  last_variants = { S = S, key = key, out = out, rejected = rejected, total = total }
   return out, rejected, total
 end
 
