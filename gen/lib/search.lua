@@ -70,19 +70,8 @@ local function readonly(t)
   return p
 end
 
--- "a=1 b=x": every name of a config, sorted, as the records' key; with
--- `defaults` (name -> a parameter's declared default) those at their
--- default left out, as the records name them.
-function M.describe(values, defaults)
-  local names = {}
-  for k, v in pairs(values) do
-    if not (defaults and defaults[k] == v) then names[#names + 1] = k end
-  end
-  table.sort(names)
-  local parts = {}
-  for _, k in ipairs(names) do parts[#parts + 1] = k .. "=" .. tostring(values[k]) end
-  return table.concat(parts, " ")
-end
+-- "a=1 b=x": a config as the records' key (space.lua's describe_values)
+M.describe = space_lib.describe_values
 
 -- Every launch configuration of every variant of S for dev, in the order
 -- of M.variants (variant by variant, launch configuration by launch

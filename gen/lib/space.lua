@@ -520,24 +520,32 @@ local function too_many(S, only)
   end, 20 * MAX_COMBINATIONS)
 end
 
+-- A flat table of values as "name=value" words, sorted by name, leaving out
+-- those at their default (defaults: name -> value, optional): one text for
+-- one set of values (a candidate's name, an expansion's key).
+function M.describe_values(values, defaults)
+  local names = {}
+  for k, v in pairs(values) do
+    if not (defaults and defaults[k] == v) then names[#names + 1] = k end
+  end
+  table.sort(names)
+  local parts = {}
+  for _, k in ipairs(names) do parts[#parts + 1] = k .. "=" .. tostring(values[k]) end
+  return table.concat(parts, " ")
+end
+
 -- The last expansion, kept (read-only to its callers): run --strategy asks
 -- for the variants (the C side's list) and then for the candidates
 -- (search.lua) of the same space, device and k=v values, and sgemm's and
 -- gemm_bf16's ~250,000 combinations take seconds to expand.
 local last_variants
-local function flat_key(t)
-  local ks = {}
-  for k, v in pairs(t) do ks[#ks + 1] = tostring(k) .. "=" .. tostring(v) end
-  table.sort(ks)
-  return table.concat(ks, ",")
-end
 
 -- Every compile-time variant that survives the constraints, in declaration
 -- order, as { params = {{name, value}...}, derived = {{name, value}...},
 -- launches = { {{name, value}...}, ... } }, plus how many each constraint
 -- rejected and how many combinations there were.
 function M.variants(S, dev, overrides)
-  local key = flat_key(dev) .. "|" .. flat_key(overrides or {})
+  local key = M.describe_values(dev) .. "|" .. M.describe_values(overrides or {})
   local last = last_variants
   if last and last.S == S and last.key == key then return last.out, last.rejected, last.total end
   last_variants = nil -- garbage before the next one is built
