@@ -196,7 +196,7 @@ for line in sys.stdin:
           # GEMM_SPACE=gemm_bf16_f32c: that space instead
           gs=${GEMM_SPACE:-gemm_bf16}
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
-              log "gemm_bf16 $sh"
+              log "$gs $sh"
               # shellcheck disable=SC2046 # the sizes are words
               timeout 300 $b run "gen/$gs.lua" $(gemm_sizes "$sh") --strategy ils --budget "${BUDGET_N:-${BUDGET:-30}s}" \
                   --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
