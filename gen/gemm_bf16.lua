@@ -81,6 +81,23 @@ end })
 constraint("scratch_split = 2 or 32: scratch_sum = spread", function(c)
   return c.scratch_sum ~= "last" or c.scratch_split == 4 or c.scratch_split == 8 or c.scratch_split == 16
 end)
+-- split_scratch: the two levels at once, for the tall-K shape's few tiles
+-- on every SM without clusters of 8 or more (at one CTA an SM the H200 holds
+-- 15 clusters of 8 and 30 of 4, tools/cluster-probe.cu): a cluster of
+-- `split` (or `split_one`) CTAs sums its tile in distributed shared memory
+-- as above, each CTA then writing its row slice of the sums to scratch;
+-- `split_scratch` such clusters a tile, one a grid row, each over a share
+-- of K, and the last to finish a slice adds their slots in order and
+-- stores it (a slice of 1 / split of the tile: the 8 x 8 slices that cost
+-- scratch_split's last CTA its time become 8 KB or so). At 256 x 256 x
+-- 16384: 128 x 64 tiles, 2 x 4 = 128 CTAs in clusters of 2, or 64 x 64, 2
+-- x 4 (NOTES.md 2026-12-05). Where tiles are few: up to 128 columns, row
+-- order (the grid's raster is moot there), clusters of 2 or 4 and 4 to 8
+-- stages, so the space stays within the combinations bartune expands.
+param("split_scratch", { 1, 2, 4, 8 }, { default = 1, when = function(c)
+  local s = c.split or c.split_one or 1
+  return (s == 2 or s == 4) and c.raster == "row" and c.bn <= 128 and c.stages >= 4 and c.stages <= 8
+end })
 
 -- The direct and tma_store epilogues' old values of C, when beta != 0:
 -- loaded after the main loop (off), asked of L2 as each tile's main loop
@@ -157,6 +174,7 @@ derive(function(c, dev)
   end
   c.schedule = c.schedule or "cooperative"
   c.split = c.split or c.split_one or 1
+  if (c.split_scratch or 1) > 1 then c.scratch_split = c.split_scratch end  -- the template's name for it
   c.cluster_n = c.cluster_n or 1
   c.regs = c.regs or "none"
   c.rows = c.schedule == "pingpong" and c.wm or c.consumers * c.wm   -- a stage's A rows
@@ -213,6 +231,15 @@ launch(function(c, s, dev)
       persistent = c.cluster >= 4 or nil }
   end
   local ss = c.scratch_split or 1
+  if ss > 1 and c.split > 1 then
+    -- split_scratch: a tile's clusters of `split` CTAs are a grid row each;
+    -- a counter per CTA (its row slice of the tile: whole 256-byte lines,
+    -- cleared at a launch), then each slice's ss slots of fp32 sums
+    local ctas = blocks * c.split
+    local counters = ceil_div(ctas, 64) * 64 * 4
+    return { grid = { ctas, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
+      tensor_maps = maps, scratch = counters + blocks * ss * c.rows * c.bn * 4, scratch_zero = counters }
+  end
   if ss > 1 then
     -- a counter per tile (whole 256-byte lines: the prefix cleared at a
     -- launch), then each tile's ss partial tiles of fp32 sums; a tile's CTAs

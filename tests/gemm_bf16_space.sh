@@ -43,6 +43,7 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_ahead=box c_early=late c_lead=16"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
     "consumers=2 schedule=cooperative producer=warpgroup regs=none cluster=1 grid=tile epilogue=direct split=1 scratch_split=16 scratch_sum=spread"
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4 split_scratch=2 raster=row"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late inflight=2"
@@ -61,13 +62,13 @@ for kind in "${kinds[@]}"; do
     # c_early = regs holds C's old values beside the accumulators: the space
     # allows it only where ptxas keeps them all in registers; tma_store's
     # boxes (also with C's old values loaded boxes ahead: c_ahead), with
-    # setmaxnreg's registers, and scratch_split's sums spill
+    # setmaxnreg's registers, and scratch_split's and split_scratch's sums spill
     # nothing either
     # a wgmma left in flight across a branch on the thread, or with too few
     # registers, makes ptxas serialise every wgmma of the kernel (C7511, C7518)
     ! grep -q "wgmma.mma_async instructions are serialized" "$tmp/$i.log" || { echo "serialized wgmmas: $sel"; grep serialized "$tmp/$i.log"; fail=1; }
     case $kind in
-    *c_early=regs* | *epilogue=tma_store* | *scratch_split=*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
+    *c_early=regs* | *epilogue=tma_store* | *scratch_split=* | *split_scratch=*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
     esac
     "$nvcc" -ptx -arch=compute_90a -std=c++17 -O3 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
     check "$sel" "$tmp/$i.ptx" 'wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.bf16\.bf16' \
@@ -102,9 +103,10 @@ for kind in "${kinds[@]}"; do
     *inflight=2*) check "$sel" "$tmp/$i.ptx" 'wgmma\.wait_group\.sync\.aligned 2' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'wgmma\.wait_group\.sync\.aligned 2' ;;
     esac
-    # split-K through scratch: a counter per tile, the slices' sums read from L2
+    # split-K through scratch: a counter per tile (per row slice of the
+    # cluster's sums: split_scratch), the slices' sums read from L2
     case $kind in
-    *scratch_split=*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.add\.u32' 'ld\.global\.cg\.v4\.f32' ;;
+    *scratch_split=* | *split_scratch=*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.add\.u32' 'ld\.global\.cg\.v4\.f32' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'atom\.global\.add\.u32' ;;
     esac
     case $kind in

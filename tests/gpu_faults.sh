@@ -106,10 +106,12 @@ expect scratch ok
 expect scratch_short wrong_result
 expect spread ok
 expect spread_short wrong_result
+expect split_scratch ok
+expect split_scratch_short wrong_result
 expect beta_reads_c 'nan|wrong_result'
 grep '"fault":"beta_reads_c"' "$file" | grep -q "since beta is 0" || { echo "gemm_bf16 beta_reads_c: the message does not say C is NaN because beta is 0"; fail=1; }
-grep -E '^  #1 ' "$tmp/out3" | grep -qE '"fault":"(none|none_again|scratch|spread)"' ||
+grep -E '^  #1 ' "$tmp/out3" | grep -qE '"fault":"(none|none_again|scratch|spread|split_scratch)"' ||
     { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "26 pipeline, 16 sgemm and 8 gemm_bf16 faults classified, runs completed, best is correct"
+[ $fail = 0 ] && echo "26 pipeline, 16 sgemm and 9 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

@@ -432,10 +432,21 @@ __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[
 // through the last word of the barriers' kilobyte (no static shared memory:
 // it would come before the 1024-aligned stages and push them 1 KB on).
 static_assert(8 * (2 * kStages + 4) <= 1020, "the barriers leave the kilobyte's last word");
+// Whether this CTA is the last of `of` to count itself in at *counter, each
+// once its consumers' stores to scratch are visible (all, to the last).
+__device__ __forceinline__ bool counted_last(unsigned* counter, unsigned of, uint32_t base) {
+    const uint32_t last = base + 1020;
+    __threadfence();  // this CTA's sums are visible before its count
+    named_sync(5, kConsumers * 128);
+    if (threadIdx.x == 0) st_shared(last, atomicAdd(counter, 1u) == of - 1);
+    named_sync(5, kConsumers * 128);
+    if (!ld_shared(last)) return false;
+    __threadfence();  // the others' sums, counted, are read after their counts
+    return true;
+}
 __device__ __forceinline__ bool sum_slices(const Problem& p, float (&acc)[kMsub][kBN / 2], bool any,
                                            uint32_t base) {
     constexpr int kQuads = kMsub * kBN / 8, kT = kConsumers * 128;
-    const uint32_t last = base + 1020;
     const int t = threadIdx.x;
     const long long counter_words = ((long long)gridDim.x + 63) / 64 * 64;
     float4* const slots = reinterpret_cast<float4*>(p.scratch + counter_words) +
@@ -446,12 +457,7 @@ __device__ __forceinline__ bool sum_slices(const Problem& p, float (&acc)[kMsub]
     for (int i = 0; i < kQuads; ++i)
         mine[i * kT + t] = any ? make_float4(a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3])
                                : make_float4(0.f, 0.f, 0.f, 0.f);
-    __threadfence();  // this CTA's sums are visible before its count
-    named_sync(5, kT);
-    if (t == 0) st_shared(last, atomicAdd(reinterpret_cast<unsigned*>(p.scratch) + blockIdx.x, 1u) == kScratchSplit - 1);
-    named_sync(5, kT);
-    if (!ld_shared(last)) return false;
-    __threadfence();  // the others' sums, counted, are read after their counts
+    if (!counted_last(reinterpret_cast<unsigned*>(p.scratch) + blockIdx.x, kScratchSplit, base)) return false;
     // slice by slice, a slice's loads all in flight at once (L2, not L1:
     // other SMs wrote them)
 #pragma unroll
@@ -568,6 +574,16 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
     tile_of(p, u, rank, tm, tn);
     constexpr int kRows = kBM / kSplit, kQuads = kBN / 4;
     const bool vec = p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 8 == 0;
+//% if (scratch_split or 1) > 1 and split > 1 then
+    // split_scratch: the cluster's sums of row slice `rank` go to slot
+    // blockIdx.y of the slice's kScratchSplit (a counter per slice first:
+    // gridDim.x of them); the last cluster to count in adds the slots in
+    // order (the same sums every launch) and stores the slice
+    constexpr int kE = kRows * kQuads;
+    unsigned* const counter = reinterpret_cast<unsigned*>(p.scratch) + blockIdx.x;
+    float4* const slots = reinterpret_cast<float4*>(p.scratch + ((long long)gridDim.x + 63) / 64 * 64) +
+                          (long long)blockIdx.x * kScratchSplit * kE;
+//% end
     for (int i = threadIdx.x; i < kRows * kQuads; i += kConsumers * 128) {
         const int r = (int)rank * kRows + i / kQuads, c = (i % kQuads) * 4;
         const uint32_t at = stage_a(base, 0) + (r * kPartialRow + c) * 4;
@@ -584,6 +600,20 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
                 : "memory");
             sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
         }
+//% if (scratch_split or 1) > 1 and split > 1 then
+        slots[blockIdx.y * kE + i] = sum;
+    }
+    if (!counted_last(counter, kScratchSplit, base)) return;
+    for (int i = threadIdx.x; i < kE; i += kConsumers * 128) {
+        const int r = (int)rank * kRows + i / kQuads, c = (i % kQuads) * 4;
+        float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 1
+//% -- fault "split_scratch_short" (tests/faults): the last slot left out of the sum
+        for (int z = 0; z < kScratchSplit$(fault == "split_scratch_short" and " - 1" or ""); ++z) {
+            const float4 v = __ldcg(slots + z * kE + i);  // L2: other SMs wrote it
+            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        }
+//% end
         const int row = tm * kBM + r, col = tn * kBN + c;
         if (row >= p.M || col >= p.N) continue;
         $(ctype.C)* cp = p.C + (long long)row * p.ldc + col;
@@ -687,7 +717,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
 //% if scratch_sum == "spread" then
         spread_slices(p, acc, nk > 0, tm, tn);  // its share of the tile stored
         continue;
-//% elseif (scratch_split or 1) > 1 then
+//% elseif (scratch_split or 1) > 1 and split == 1 then
         if (!sum_slices(p, acc, nk > 0, base)) continue;  // another CTA of the tile stores it
 //% end
         if (kPingpong && unit_of(p, lt + 1) >= 0) order_pass(base, 1 - wg);

@@ -113,7 +113,17 @@ __device__ __forceinline__ bool work_of(const Problem& p, int w, Work& x) {
 //% end
 // The k-tiles of a tile this CTA computes: all, or its share under split-K
 // (none where there are fewer k-tiles than CTAs sharing the tile).
-//% if (scratch_split or 1) > 1 then
+//% if (scratch_split or 1) > 1 and split > 1 then
+// split_scratch: a tile's CTAs are the kSplit of a cluster in each of the
+// kScratchSplit grid rows; CTA (blockIdx.y, rank) takes slice blockIdx.y *
+// kSplit + rank of K (none where there are fewer k-tiles than slices).
+__device__ __forceinline__ void k_range(const Problem& p, uint32_t rank, int& kb0, int& nk) {
+    constexpr int kSlices = kScratchSplit * kSplit;
+    const int r = (int)blockIdx.y * kSplit + (int)rank;
+    kb0 = r * p.ktiles / kSlices;
+    nk = (r + 1) * p.ktiles / kSlices - kb0;
+}
+//% elseif (scratch_split or 1) > 1 then
 // scratch_split: the CTAs of a tile are blockIdx.y = 0 .. kScratchSplit - 1,
 // slice r of K each (none where there are fewer k-tiles than slices).
 __device__ __forceinline__ void k_range(const Problem& p, uint32_t, int& kb0, int& nk) {

@@ -25,14 +25,20 @@ param("fault", {
   "scratch_short", -- the same, the tile's last CTA adding all its slices but the last
   "spread",        -- correct: the same with every CTA of a tile adding its share (scratch_sum = spread)
   "spread_short",  -- the same, each CTA adding all the slices of its share but the last
+  "split_scratch", -- correct: clusters of 2 summing in shared memory, 2 such a tile through scratch
+  "split_scratch_short", -- the same, the last cluster of a row slice leaving the last slot out
 })
 local spread = function(c) return c.fault == "spread" or c.fault == "spread_short" end
-local scratch = function(c) return c.fault == "scratch" or c.fault == "scratch_short" or spread(c) end
+local two_level = function(c) return c.fault == "split_scratch" or c.fault == "split_scratch_short" end
+local scratch = function(c)
+  return c.fault == "scratch" or c.fault == "scratch_short" or spread(c) or two_level(c)
+end
 
 derive(function(c)
   c.kind, c.bn, c.wm, c.consumers, c.schedule, c.producer = "wgmma", 128, 64, 2, "cooperative", "warpgroup"
   c.regs, c.stages, c.cluster, c.grid, c.raster, c.epilogue = "none", 3, 1, "persistent", "row", "direct"
   c.split, c.c_early, c.scratch_split = 1, "off", scratch(c) and 4 or 1
+  if two_level(c) then c.split, c.scratch_split = 2, 2 end
   c.scratch_sum = spread(c) and "spread" or "last"
   c.overlap, c.stream_k, c.inflight, c.cluster_n = "off", "off", 1, 1
   if scratch(c) then c.grid = "tile" end
@@ -41,9 +47,10 @@ derive(function(c)
 end)
 launch(function(c, s, dev)
   local units = ceil_div(s.M, c.rows) * ceil_div(s.N, c.bn)
-  local counters = ceil_div(units, 64) * 64 * 4  -- as gen/gemm_bf16.lua's launch
+  local ctas = units * c.split  -- a counter per CTA of a row (gen/gemm_bf16.lua's launch)
+  local counters = ceil_div(ctas, 64) * 64 * 4
   local ss = c.scratch_split
-  local grid = c.scratch_sum == "spread" and { units * ss } or ss > 1 and { units, ss } or { min(units, dev.sms) }
+  local grid = c.scratch_sum == "spread" and { units * ss } or ss > 1 and { ctas, ss } or { min(units, dev.sms) }
   return { grid = grid, block = { c.threads }, smem = c.smem_bytes,
     resident = 1, min_cc = 90,
     scratch = ss > 1 and counters + units * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
