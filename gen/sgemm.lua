@@ -48,8 +48,11 @@ param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major 
 -- scoreboard 0.42 an issued instruction, cuBLAS's 0.21); one k at a time
 -- double-buffered lost (3.6047 ms against 3.0622, NOTES.md 2026-12-02).
 -- Declared after the k4 records with k4 as the default: they stay current.
+-- Only where every warp loads with cp.async (its twins there): in 501
+-- records it was never a shape's best, outside that kind 2.2% behind at
+-- best (NOTES.md 2026-12-05), and the room went to fma_order.
 param("frag", { "k4", "k2" }, { default = "k4", when = function(c)
-  return c.a_layout == "k" and c.tm == 8 and c.tn == 8
+  return c.a_layout == "k" and c.tm == 8 and c.tn == 8 and c.loaders == "all" and c.producer == "cp_async"
 end })
 -- The order of an 8 x 8 tile's 64 FMAs a k: row by row ("rows"), or rows
 -- alternating direction ("zigzag"), so each row's first FMA reuses the last
@@ -57,13 +60,13 @@ end })
 -- cuBLAS's FFMA kernel does, and a model of Hopper's register banks (four,
 -- reg % 4; the reuse cache one value per slot and register parity) counts
 -- half the bank conflicts of "rows" (0.05 an FFMA against 0.11; cuBLAS's
--- 0.06), NOTES.md 2026-12-05: not yet measured. Declared with "rows" as the
--- default (the records stay current), and only where the 4096^3 and 2048^3
--- bests lie (every warp loading with cp.async, a k-major A stage): the room
--- left under the 250,000 combinations bartune expands.
+-- 0.06). Measured as twins (NOTES.md 2026-12-05): 4096^3's best 0.9%
+-- faster with zigzag, 2048^3's a tie. Declared with "rows" as the default
+-- (the records stay current), wherever cp.async fills a k-major A stage:
+-- every warp loading (4096^3's and 2048^3's bests) or producer warps (3001
+-- x 2999 x 4097's).
 param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
-  return c.tm == 8 and c.tn == 8 and c.frag ~= "k2" and c.loaders == "all" and c.producer == "cp_async" and
-      c.a_layout == "k"
+  return c.tm == 8 and c.tn == 8 and c.frag ~= "k2" and c.producer == "cp_async" and c.a_layout == "k"
 end })
 param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
