@@ -95,6 +95,15 @@ param("scratch_split", { 1, 4, 8, 16 }, { when = function(c)
   return small(c) and c.raster == "row" and (c.split or 1) == 1 and c.barrier ~= "syncthreads" and
       c.producer ~= "regs" and c.tm * c.tn < 64
 end })
+-- scratch_sum: who adds a tile's slices. last: the last block to finish,
+-- all of the tile (at 256 x 256 x 16384 the best's last block reads 16
+-- slices of 16 KB alone). spread: every block of the tile 1 / scratch_split
+-- of it, once all have written theirs (they wait for each other: blockIdx.x
+-- is the slice, so a tile's blocks are consecutive and start together), as
+-- gemm_bf16's spread. Not yet measured (NOTES.md 2026-12-05).
+param("scratch_sum", { "last", "spread" }, { default = "last", when = function(c)
+  return (c.scratch_split or 1) > 1
+end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
 local ksplit = function(c) return math.max(c.split or 1, c.scratch_split or 1) end
@@ -147,7 +156,9 @@ launch(function(c, s, dev)
   local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
   local counters = ceil_div(tiles, 64) * 64 * 4
-  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }, block = { c.threads },
+  local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }
+  if c.scratch_sum == "spread" then grid = { ksplit(c), ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) } end
+  return { grid = grid, block = { c.threads },
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,
            scratch_zero = scratch(c) and counters or nil }

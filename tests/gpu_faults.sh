@@ -80,6 +80,8 @@ expect scratch_accumulate 'nan|wrong_result'
 expect scratch_past out_of_bounds
 expect scratch_before out_of_bounds
 expect beta_reads_c 'nan|wrong_result'  # C holds NaN where a check size's beta is 0
+expect spread ok
+expect spread_short wrong_result
 says() { grep '"fault":"'"$1"'"' "$file" | grep -q -- "$2" || { echo "sgemm $1: the message lacks '$2': $(grep '"fault":"'"$1"'"' "$file" | head -c 1500)"; fail=1; }; }
 says fixed_scalars "new input values and scalars"
 says fp16_range "new input values and scalars"
@@ -90,7 +92,7 @@ says late_damage "input 'A'"
 says scratch_past "outside its scratch memory"
 says scratch_before "outside its scratch memory"
 says beta_reads_c "since beta is 0"
-grep -E '^  #1 ' "$tmp/out2" | grep -qE '"fault":"(none|none_again|split_scratch)"' ||
+grep -E '^  #1 ' "$tmp/out2" | grep -qE '"fault":"(none|none_again|split_scratch|spread)"' ||
     { echo "sgemm: the best is not a correct variant"; fail=1; }
 # gemm_bf16: the bound catches the tensor-core pipeline's faults
 "$bartune" run tests/faults/gemm_bf16_faults.lua --templates tests/faults --timeout 10 --no-emit \
@@ -112,6 +114,6 @@ expect beta_reads_c 'nan|wrong_result'
 grep '"fault":"beta_reads_c"' "$file" | grep -q "since beta is 0" || { echo "gemm_bf16 beta_reads_c: the message does not say C is NaN because beta is 0"; fail=1; }
 grep -E '^  #1 ' "$tmp/out3" | grep -qE '"fault":"(none|none_again|scratch|spread|split_scratch)"' ||
     { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "26 pipeline, 16 sgemm and 9 gemm_bf16 faults classified, runs completed, best is correct"
+[ $fail = 0 ] && echo "26 pipeline, 20 sgemm and 9 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

@@ -161,6 +161,46 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
     }
 }
 
+//% if scratch_sum == "spread" then
+// scratch_sum = spread: once a tile's kSplit blocks have written their
+// partials (consecutive blocks, blockIdx.x the slice: the block scheduler
+// starts them in order, so the blocks a block waits for run or have run),
+// block r adds share r of the tile's float4s over the slots in split order
+// (the same sums every launch) and stores them, every thread taking part:
+// each block reads 1 / kSplit of what the last block alone would.
+__device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, unsigned* count) {
+    if (threadIdx.x == 0) {
+        atomicAdd(count, 1u);
+        unsigned n;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(count) : "memory");
+        while (n < kSplit);
+    }
+    __syncthreads();  // the others' partials are read after thread 0 saw them counted
+    constexpr int kQuads = kBM * kBN / 4;
+    const int r = blockIdx.x, e1 = (r + 1) * kQuads / kSplit;
+    const bool read_c = g.beta != 0.0f;
+    for (int e = r * kQuads / kSplit + threadIdx.x; e < e1; e += kThreads) {
+        float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+//% -- fault "spread_short" (tests/faults): the last slot left out of the sum
+        for (int z = 0; z < kSplit$(fault == "spread_short" and " - 1" or ""); ++z) {  // L2: other SMs wrote them
+            const float4 v = __ldcg(reinterpret_cast<const float4*>(slots) + z * kQuads + e);
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+        const int gm = g.m0 + e / (kBN / 4), gn = g.n0 + e % (kBN / 4) * 4;
+        if (gm >= g.M) continue;
+        float* c = g.C + (long long)gm * g.ldc + gn;
+        const float v[4] = {s.x, s.y, s.z, s.w};
+        if (g.c_vec && gn + 4 <= g.N) {
+            float4 o = read_c ? *reinterpret_cast<const float4*>(c) : make_float4(0, 0, 0, 0);
+            *reinterpret_cast<float4*>(c) = make_float4(fmaf(g.alpha, v[0], g.beta * o.x), fmaf(g.alpha, v[1], g.beta * o.y),
+                                                        fmaf(g.alpha, v[2], g.beta * o.z), fmaf(g.alpha, v[3], g.beta * o.w));
+        } else {
+            for (int q = 0; q < 4 && gn + q < g.N; ++q) c[q] = fmaf(g.alpha, v[q], read_c ? g.beta * c[q] : 0.0f);
+        }
+    }
+}
+
+//% end
 // The tile's end: stored by each consumer (ctid >= 0); under split-K the
 // blocks of the cluster (every thread, producers too, takes part in the
 // cluster barriers) first add their sums into the first block's shared
@@ -179,8 +219,12 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // which keeps the slots 16-byte aligned); every slot is written before
     // it is read.
     (void)smem;
+//%   if scratch_sum == "spread" then
+    const long long tiles = (long long)gridDim.y * gridDim.z, tile = (long long)blockIdx.z * gridDim.y + blockIdx.y;
+//%   else
     __shared__ bool last;
     const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+//%   end
     const long long counter_words = (tiles + 63) / 64 * 64;
     float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
     unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
@@ -190,7 +234,7 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
             for (int j = 0; j < kTN; j += 4) {
-                float* slot = slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                float* slot = slots + $(scratch_sum == "spread" and "blockIdx.x" or "blockIdx.z") * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
 //%   if fault == "scratch_accumulate" then
                 // fault (tests/faults/sgemm_faults.lua): adds to its slot, right only where slots start at zero
                 for (int r = 0; r < 4; ++r) atomicAdd(slot + r, acc[i][j + r]);
@@ -200,6 +244,9 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
             }
     __threadfence();  // this block's partial is visible before its count
     __syncthreads();
+//%   if scratch_sum == "spread" then
+    spread_sum(g, slots, count);
+//%   else
     if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
     __syncthreads();
     if (!last || ctid < 0) return;
@@ -216,6 +263,7 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
             acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
         }
     store_tile(g, ctid, acc);
+//%   end
 //% else
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();

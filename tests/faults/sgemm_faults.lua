@@ -33,6 +33,8 @@ param("fault", {
   "scratch_before",  -- split_scratch, and one word written just before its scratch memory
   "scratch_accumulate", -- split_scratch adding into its slots: right only if they started at zero (they need not)
   "beta_reads_c",    -- C read where beta is 0 too: NaN where the caller left C unset
+  "spread",          -- correct: split_scratch with every block adding its share (scratch_sum = spread)
+  "spread_short",    -- spread, each block adding all the slices of its share but the last
   "none_again",      -- correct, after the faults
 })
 
@@ -41,7 +43,9 @@ derive(function(c)
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
   c.a_layout, c.pad, c.raster, c.split, c.frag, c.fma_order = "k", 4, "row", 1, "k4", "rows"
   -- split-K through scratch memory (templates/sgemm/compute.cuh) for two faults
-  c.scratch_split = (c.fault == "split_scratch" or c.fault:match("^scratch_")) and 4 or 1
+  local spread = c.fault == "spread" or c.fault == "spread_short"
+  c.scratch_split = (c.fault == "split_scratch" or c.fault:match("^scratch_") or spread) and 4 or 1
+  c.scratch_sum = spread and "spread" or "last"
   c.wm, c.wn = c.bm, c.bn  -- threads spread over the whole tile (templates/sgemm/compute.cuh)
   c.threads = (c.bm // c.tm) * (c.bn // c.tn)
   c.bar_area = 0
@@ -53,7 +57,9 @@ launch(function(c, s, dev)
   -- as gen/sgemm.lua: the counters (the zero prefix), then the slots
   local counters = ceil_div(tiles, 64) * 64 * 4
   local split = c.scratch_split > 1
-  return { grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.scratch_split }, block = { c.threads },
+  local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.scratch_split }
+  if c.scratch_sum == "spread" then grid = { c.scratch_split, ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) } end
+  return { grid = grid, block = { c.threads },
            smem = c.smem_bytes, scratch = split and counters + tiles * c.scratch_split * c.bm * c.bn * 4 or nil,
            scratch_zero = split and counters or nil }
 end)
