@@ -4,7 +4,8 @@
 # without one): a first call under capture and its graph's speed, two
 # threads' first calls, calls in two streams at once, the path of the tuned build (and, for an sm_90a
 # space, of a plain -arch=sm_90 build: the portable variant, saying why),
-# C's padding, an error the caller left pending.
+# C's padding, an error the caller left pending, and for a GEMM a call of
+# more rows than one grid's y holds in tiles.
 # Usage: header_trust.sh NVCC ROOT NAME build|run
 set -u
 nvcc=$1 root=$2 name=$3 mode=$4
@@ -26,7 +27,9 @@ $specific && build "$tmp/sm90" -arch=sm_90
 rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || fail "$name: capture"
-for m in threads streams padding pending; do "$tmp/tuned" $m || fail "$name: $m"; done
+modes="threads streams padding pending"
+[ "$name" = pipeline ] || modes="$modes tall"  # a GEMM of more rows than one grid's y holds in tiles
+for m in $modes; do "$tmp/tuned" $m || fail "$name: $m"; done
 if grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh"; then
     echo "$name: the header holds the portable variants only (records not verified yet): no tuned path to check"
 else

@@ -1151,6 +1151,22 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
+// The simt kernel's grid has a block per 64 x 64 tile of C, its rows along
+// y, where a grid has at most 65535 blocks: a call of more rows runs as
+// launches of kSimtRows rows each, A's and C's pointers moved to them (A's
+// columns where it is stored K x M; each element's sum is as in one launch).
+constexpr long long kSimtRows = 65535LL * kSimtTile;
+template <typename Launch>
+inline cudaError_t by_rows(int transa, int M, const __nv_bfloat16* A, int lda, float* C, int ldc,
+                           Launch launch) {
+    for (long long m0 = 0; m0 < M; m0 += kSimtRows) {
+        const int rows = (int)(M - m0 < kSimtRows ? M - m0 : kSimtRows);
+        const __nv_bfloat16* a = A ? A + (transa ? m0 : m0 * lda) : A;  // null where K = 0
+        const cudaError_t e = launch(rows, a, C + m0 * ldc);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 static __global__ void __launch_bounds__(kSimtThreads)
 fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
                 const __nv_bfloat16* __restrict__ B, int ldb, float beta,
@@ -1185,10 +1201,12 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((M + kSimtTile - 1) / kSimtTile));
-    void* args[] = {&transa, &transb, &M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
-    // the launch's own error (an error the caller left pending stays theirs)
-    return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
+        const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
+        void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    });
 }
 }  // namespace bartune_gemm_bf16_f32c_nvidia_h200_sm90_v1
 
@@ -2028,6 +2046,22 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
+// The simt kernel's grid has a block per 64 x 64 tile of C, its rows along
+// y, where a grid has at most 65535 blocks: a call of more rows runs as
+// launches of kSimtRows rows each, A's and C's pointers moved to them (A's
+// columns where it is stored K x M; each element's sum is as in one launch).
+constexpr long long kSimtRows = 65535LL * kSimtTile;
+template <typename Launch>
+inline cudaError_t by_rows(int transa, int M, const __nv_bfloat16* A, int lda, float* C, int ldc,
+                           Launch launch) {
+    for (long long m0 = 0; m0 < M; m0 += kSimtRows) {
+        const int rows = (int)(M - m0 < kSimtRows ? M - m0 : kSimtRows);
+        const __nv_bfloat16* a = A ? A + (transa ? m0 : m0 * lda) : A;  // null where K = 0
+        const cudaError_t e = launch(rows, a, C + m0 * ldc);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 static __global__ void __launch_bounds__(kSimtThreads)
 fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
                 const __nv_bfloat16* __restrict__ B, int ldb, float beta,
@@ -2062,10 +2096,12 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((M + kSimtTile - 1) / kSimtTile));
-    void* args[] = {&transa, &transb, &M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
-    // the launch's own error (an error the caller left pending stays theirs)
-    return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
+        const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
+        void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    });
 }
 }  // namespace bartune_gemm_bf16_f32c_nvidia_h200_sm90_v2
 
@@ -2905,6 +2941,22 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
+// The simt kernel's grid has a block per 64 x 64 tile of C, its rows along
+// y, where a grid has at most 65535 blocks: a call of more rows runs as
+// launches of kSimtRows rows each, A's and C's pointers moved to them (A's
+// columns where it is stored K x M; each element's sum is as in one launch).
+constexpr long long kSimtRows = 65535LL * kSimtTile;
+template <typename Launch>
+inline cudaError_t by_rows(int transa, int M, const __nv_bfloat16* A, int lda, float* C, int ldc,
+                           Launch launch) {
+    for (long long m0 = 0; m0 < M; m0 += kSimtRows) {
+        const int rows = (int)(M - m0 < kSimtRows ? M - m0 : kSimtRows);
+        const __nv_bfloat16* a = A ? A + (transa ? m0 : m0 * lda) : A;  // null where K = 0
+        const cudaError_t e = launch(rows, a, C + m0 * ldc);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 static __global__ void __launch_bounds__(kSimtThreads)
 fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
                 const __nv_bfloat16* __restrict__ B, int ldb, float beta,
@@ -2939,10 +2991,12 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((M + kSimtTile - 1) / kSimtTile));
-    void* args[] = {&transa, &transb, &M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
-    // the launch's own error (an error the caller left pending stays theirs)
-    return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
+        const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
+        void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    });
 }
 }  // namespace bartune_gemm_bf16_f32c_nvidia_h200_sm90_v4
 
@@ -3716,6 +3770,22 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
+// The simt kernel's grid has a block per 64 x 64 tile of C, its rows along
+// y, where a grid has at most 65535 blocks: a call of more rows runs as
+// launches of kSimtRows rows each, A's and C's pointers moved to them (A's
+// columns where it is stored K x M; each element's sum is as in one launch).
+constexpr long long kSimtRows = 65535LL * kSimtTile;
+template <typename Launch>
+inline cudaError_t by_rows(int transa, int M, const __nv_bfloat16* A, int lda, float* C, int ldc,
+                           Launch launch) {
+    for (long long m0 = 0; m0 < M; m0 += kSimtRows) {
+        const int rows = (int)(M - m0 < kSimtRows ? M - m0 : kSimtRows);
+        const __nv_bfloat16* a = A ? A + (transa ? m0 : m0 * lda) : A;  // null where K = 0
+        const cudaError_t e = launch(rows, a, C + m0 * ldc);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 static __global__ void __launch_bounds__(kSimtThreads)
 fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
                 const __nv_bfloat16* __restrict__ B, int ldb, float beta,
@@ -3750,10 +3820,12 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((M + kSimtTile - 1) / kSimtTile));
-    void* args[] = {&transa, &transb, &M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
-    // the launch's own error (an error the caller left pending stays theirs)
-    return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
+        const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
+        void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    });
 }
 }  // namespace bartune_gemm_bf16_f32c_nvidia_h200_sm90_v5
 

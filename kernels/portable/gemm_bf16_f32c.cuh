@@ -329,6 +329,22 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
+// The simt kernel's grid has a block per 64 x 64 tile of C, its rows along
+// y, where a grid has at most 65535 blocks: a call of more rows runs as
+// launches of kSimtRows rows each, A's and C's pointers moved to them (A's
+// columns where it is stored K x M; each element's sum is as in one launch).
+constexpr long long kSimtRows = 65535LL * kSimtTile;
+template <typename Launch>
+inline cudaError_t by_rows(int transa, int M, const __nv_bfloat16* A, int lda, float* C, int ldc,
+                           Launch launch) {
+    for (long long m0 = 0; m0 < M; m0 += kSimtRows) {
+        const int rows = (int)(M - m0 < kSimtRows ? M - m0 : kSimtRows);
+        const __nv_bfloat16* a = A ? A + (transa ? m0 : m0 * lda) : A;  // null where K = 0
+        const cudaError_t e = launch(rows, a, C + m0 * ldc);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                    int lda, const __nv_bfloat16* B, int ldb, float beta,
                                    float* C, int ldc) {
@@ -343,6 +359,8 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
                        cudaStream_t stream) {
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
-    return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
+        return launch_kernel(transa, transb, rows, N, K, alpha, a, lda, B, ldb, beta, c, ldc, stream);
+    });
 }
 }  // namespace bartune_gemm_bf16_f32c_portable

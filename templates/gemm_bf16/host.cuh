@@ -19,6 +19,22 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
 }
+// The simt kernel's grid has a block per 64 x 64 tile of C, its rows along
+// y, where a grid has at most 65535 blocks: a call of more rows runs as
+// launches of kSimtRows rows each, A's and C's pointers moved to them (A's
+// columns where it is stored K x M; each element's sum is as in one launch).
+constexpr long long kSimtRows = 65535LL * kSimtTile;
+template <typename Launch>
+inline cudaError_t by_rows(int transa, int M, const __nv_bfloat16* A, int lda, $(ctype.C)* C, int ldc,
+                           Launch launch) {
+    for (long long m0 = 0; m0 < M; m0 += kSimtRows) {
+        const int rows = (int)(M - m0 < kSimtRows ? M - m0 : kSimtRows);
+        const __nv_bfloat16* a = A ? A + (transa ? m0 : m0 * lda) : A;  // null where K = 0
+        const cudaError_t e = launch(rows, a, C + m0 * ldc);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 //% if kind == "wgmma" then
 static __global__ void __launch_bounds__(kSimtThreads)
 fallback_kernel(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A, int lda,
@@ -54,10 +70,12 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((M + kSimtTile - 1) / kSimtTile));
-    void* args[] = {&transa, &transb, &M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
-    // the launch's own error (an error the caller left pending stays theirs)
-    return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, $(ctype.C)* c) {
+        const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
+        void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)fallback_kernel, grid, dim3(kSimtThreads), args, 0, stream);
+    });
 }
 //% else
 inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
@@ -74,6 +92,8 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
                        cudaStream_t stream) {
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
-    return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, $(ctype.C)* c) {
+        return launch_kernel(transa, transb, rows, N, K, alpha, a, lda, B, ldb, beta, c, ldc, stream);
+    });
 }
 //% end

@@ -25,9 +25,20 @@ inline const char* fallback_reason(int M, int N, int K, float alpha, const float
     return nullptr;
 }
 
+// A grid has at most 65535 blocks along y, where the kernels put their
+// tiles' rows: a call of more rows than that many tiles hold runs as
+// launches of kRowsPerLaunch rows each, A's and C's pointers moved to them
+// (each element's sum is the same as in one launch).
+constexpr long long kRowsPerLaunch = 65535LL * kBM;
 inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                        int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
     if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
-    return launch_kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    for (long long m0 = 0; m0 < M; m0 += kRowsPerLaunch) {
+        const int rows = (int)(M - m0 < kRowsPerLaunch ? M - m0 : kRowsPerLaunch);
+        const float* a = A ? A + m0 * lda : A;  // null where K = 0
+        const cudaError_t e = launch_kernel(rows, N, K, alpha, a, lda, B, ldb, beta, C + m0 * ldc, ldc, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
 }

@@ -4,11 +4,12 @@
 // replays at the direct call's speed; first calls from two threads at once;
 // the path a build reports (a plain -arch=sm_90 build of an sm_90a space:
 // the portable variant, saying why); C's padding untouched; an error the
-// caller left pending is still there after a call. Built for one header
+// caller left pending is still there after a call; a GEMM of more rows than
+// one grid holds in tiles is right in every row. Built for one header
 // with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM
 // (tests/header_trust.sh). Calls in two streams at once give a lone call's
 // results.
-// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending
+// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall
 // (exit 77 without a GPU).
 #include <algorithm>
 #include <cmath>
@@ -20,8 +21,8 @@
 #include "cuda_check.h"
 
 // A GEMM's problem: M x N x K with C's leading dimension ldc (>= N), A and B
-// packed, of element type T (made from a float by make).
-template <typename T, T (*make)(float)>
+// packed, of element type T (made from a float by make, read back by get).
+template <typename T, T (*make)(float), float (*get)(T)>
 struct gemm_buffers {
     int M, N, K, ldc;
     T *A = nullptr, *B = nullptr, *C = nullptr;
@@ -38,12 +39,41 @@ struct gemm_buffers {
         return true;
     }
     size_t n_or_zero() const { return 0; }
+    // Rows of C (after one run(): C = A B + 0.5 C0, C0 alloc()'s 0x3c bytes)
+    // with an element off by more than tol of its terms' magnitudes.
+    long wrong_rows(double tol) const {
+        std::vector<T> got(lc());
+        if (cudaMemcpy(got.data(), C, got.size() * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess) return M;
+        unsigned char bytes[sizeof(T)];
+        memset(bytes, 0x3c, sizeof bytes);
+        T c0;
+        memcpy(static_cast<void*>(&c0), bytes, sizeof c0);
+        const double old = 0.5 * get(c0);
+        double in[13];  // alloc()'s fill of A and B: element i is in[i % 13]
+        for (int x = 0; x < 13; x++) in[x] = get(make((float)x / 13.f - 0.5f));
+        long bad = 0;
+        for (int i = 0; i < M; i++) {
+            bool ok = true;
+            for (int j = 0; j < N; j++) {
+                double sum = old, mag = fabs(old);
+                for (int k = 0; k < K; k++) {
+                    const double p = in[((size_t)i * K + k) % 13] * in[((size_t)k * N + j) % 13];
+                    sum += p, mag += fabs(p);
+                }
+                ok = ok && fabs(get(got[(size_t)i * ldc + j]) - sum) <= tol * mag;
+            }
+            bad += !ok;
+        }
+        return bad;
+    }
 };
 
 #if defined(TRUST_GEMM_BF16)
 #include "gemm_bf16.cuh"
 inline __nv_bfloat16 make_bf16(float x) { return __float2bfloat16(x); }
-struct call : gemm_buffers<__nv_bfloat16, make_bf16> {
+inline float get_bf16(__nv_bfloat16 x) { return __bfloat162float(x); }
+struct call : gemm_buffers<__nv_bfloat16, make_bf16, get_bf16> {
+    static constexpr double tol = 1.0 / 256;  // C rounded to bf16
     cudaError_t run(cudaStream_t s) const {
         return bartune_gemm_bf16(0, 0, M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
     }
@@ -53,6 +83,8 @@ struct call : gemm_buffers<__nv_bfloat16, make_bf16> {
 };
 static call big() { return {{4096, 4096, 4096, 4096}}; }
 static call padded() { return {{129, 257, 64, 264}}; }
+// ldc odd: the plain kernel, whose grid's y holds the rows' 64-row tiles
+static call tall() { return {{65535 * 128 + 1, 8, 8, 9}}; }
 static const bool arch_specific = true;
 #elif defined(TRUST_PIPELINE)
 #include "pipeline.cuh"
@@ -80,7 +112,8 @@ static const bool arch_specific = false;
 // The tall-K shape: its tuned variant sums split-K slices through scratch
 // memory the header allocates per call.
 inline float make_float(float x) { return x; }
-struct call : gemm_buffers<float, make_float> {
+struct call : gemm_buffers<float, make_float, make_float> {
+    static constexpr double tol = 1e-5;
     cudaError_t run(cudaStream_t s) const {
         return bartune_sgemm(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
     }
@@ -88,6 +121,9 @@ struct call : gemm_buffers<float, make_float> {
 };
 static call big() { return {{256, 256, 16384, 256}}; }
 static call padded() { return {{200, 136, 16384, 140}}; }
+// more rows than a grid's y holds in tiles of 128 (every variant's tiles
+// are 64 or 128 rows)
+static call tall() { return {{65535 * 128 + 1, 8, 8, 9}}; }
 static const bool arch_specific = false;
 #else
 #error "build with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM"
@@ -218,6 +254,27 @@ static bool padding() {
     return changed == 0;
 }
 
+#if defined(TRUST_PIPELINE)
+static bool tall_rows() {
+    printf("tall: a GEMM's mode (the pipeline has no rows)\n");
+    return false;
+}
+#else
+// A call of more rows than one grid's y holds in the kernels' tiles (65535
+// of them): the header runs it in several launches, and every row is right,
+// the last ones too.
+static bool tall_rows() {
+    call c = tall();
+    if (!c.alloc()) return false;
+    const cudaError_t e = c.run(0);
+    const cudaError_t done = cudaDeviceSynchronize();
+    const long bad = e == cudaSuccess && done == cudaSuccess ? c.wrong_rows(c.tol) : c.M;
+    printf("tall: M = %d, N = %d, K = %d, ldc = %d (%s): returned %s, %ld rows wrong\n", c.M, c.N, c.K, c.ldc,
+           c.path().name, cudaGetErrorString(e), bad);
+    return e == cudaSuccess && bad == 0;
+}
+#endif
+
 // An error the caller left pending: the call returns its own result, takes
 // the path it takes without one, and leaves the error state as a plain launch
 // of the caller's own would (a launch leaves a pending error in place; the
@@ -269,6 +326,7 @@ int main(int argc, char **argv) {
               : !strcmp(mode, "path-portable") ? path(false)
               : !strcmp(mode, "padding")       ? padding()
               : !strcmp(mode, "pending")       ? pending()
+              : !strcmp(mode, "tall")          ? tall_rows()
                                                : (fprintf(stderr, "unknown mode '%s'\n", mode), false);
     return ok ? 0 : 1;
 }
