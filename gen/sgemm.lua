@@ -99,7 +99,8 @@ end })
 -- all of the tile (at 256 x 256 x 16384 the best's last block reads 16
 -- slices of 16 KB alone). spread: every block of the tile 1 / scratch_split
 -- of it, once all have written theirs (they wait for each other: blockIdx.x
--- is the slice, so a tile's blocks are consecutive and start together), as
+-- is the tile's column times scratch_split plus the slice, so a tile's
+-- blocks are consecutive and start together), as
 -- gemm_bf16's spread. Not yet measured (NOTES.md 2026-12-05).
 param("scratch_sum", { "last", "spread" }, { default = "last", when = function(c)
   return (c.scratch_split or 1) > 1
@@ -157,7 +158,7 @@ launch(function(c, s, dev)
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
   local counters = ceil_div(tiles, 64) * 64 * 4
   local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }
-  if c.scratch_sum == "spread" then grid = { ksplit(c), ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) } end
+  if c.scratch_sum == "spread" then grid = { ceil_div(s.N, c.bn) * ksplit(c), ceil_div(s.M, c.bm), 1 } end
   return { grid = grid, block = { c.threads },
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,

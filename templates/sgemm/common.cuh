@@ -61,9 +61,9 @@ struct Gemm {
 // rows so that blocks running at once share rows of A and columns of B in L2.
 __device__ __forceinline__ void tile_of(int& tm, int& tn) {
     if (kGroup == 0) {
-//% -- scratch_sum = spread: blockIdx.x is the slice of K, so a tile's blocks are consecutive
-        tm = $(scratch_sum == "spread" and "blockIdx.z" or "blockIdx.y");
-        tn = $(scratch_sum == "spread" and "blockIdx.y" or "blockIdx.x");
+//% -- scratch_sum = spread: blockIdx.x is tn * kSplit + the slice of K, so a tile's blocks are consecutive
+        tm = blockIdx.y;
+        tn = $(scratch_sum == "spread" and "blockIdx.x / kSplit" or "blockIdx.x");
         return;
     }
     const int tiles_n = gridDim.x, tiles_m = gridDim.y;
@@ -81,7 +81,7 @@ __device__ __forceinline__ bool vec_ok(const float* p, int ld) {
 __device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
                                           const float* B, int ldb, float beta, float* C, int ldc) {
     const int total = (K + kBK - 1) / kBK, per = (total + kSplit - 1) / kSplit;
-    const int kt0 = kSplit > 1 ? (int)$(scratch_sum == "spread" and "blockIdx.x" or "blockIdx.z") * per : 0;
+    const int kt0 = kSplit > 1 ? (int)$(scratch_sum == "spread" and "(blockIdx.x % kSplit)" or "blockIdx.z") * per : 0;
     const int count = kSplit > 1 ? max(0, min(per, total - kt0)) : total;
     Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
            vec_ok(C, ldc), 0, 0, kt0, count};

@@ -163,7 +163,7 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 
 //% if scratch_sum == "spread" then
 // scratch_sum = spread: once a tile's kSplit blocks have written their
-// partials (consecutive blocks, blockIdx.x the slice: the block scheduler
+// partials (consecutive blocks, blockIdx.x % kSplit the slice: the block scheduler
 // starts them in order, so the blocks a block waits for run or have run),
 // block r adds share r of the tile's float4s over the slots in split order
 // (the same sums every launch) and stores them, every thread taking part:
@@ -177,7 +177,7 @@ __device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, un
     }
     __syncthreads();  // the others' partials are read after thread 0 saw them counted
     constexpr int kQuads = kBM * kBN / 4;
-    const int r = blockIdx.x, e1 = (r + 1) * kQuads / kSplit;
+    const int r = blockIdx.x % kSplit, e1 = (r + 1) * kQuads / kSplit;
     const bool read_c = g.beta != 0.0f;
     for (int e = r * kQuads / kSplit + threadIdx.x; e < e1; e += kThreads) {
         float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -220,7 +220,7 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // it is read.
     (void)smem;
 //%   if scratch_sum == "spread" then
-    const long long tiles = (long long)gridDim.y * gridDim.z, tile = (long long)blockIdx.z * gridDim.y + blockIdx.y;
+    const long long tiles = (long long)gridDim.x / kSplit * gridDim.y, tile = (long long)blockIdx.y * (gridDim.x / kSplit) + blockIdx.x / kSplit;
 //%   else
     __shared__ bool last;
     const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
@@ -234,7 +234,7 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
             for (int j = 0; j < kTN; j += 4) {
-                float* slot = slots + $(scratch_sum == "spread" and "blockIdx.x" or "blockIdx.z") * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                float* slot = slots + $(scratch_sum == "spread" and "(blockIdx.x % kSplit)" or "blockIdx.z") * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
 //%   if fault == "scratch_accumulate" then
                 // fault (tests/faults/sgemm_faults.lua): adds to its slot, right only where slots start at zero
                 for (int r = 0; r < 4; ++r) atomicAdd(slot + r, acc[i][j + r]);

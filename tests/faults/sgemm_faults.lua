@@ -58,7 +58,7 @@ launch(function(c, s, dev)
   local counters = ceil_div(tiles, 64) * 64 * 4
   local split = c.scratch_split > 1
   local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), c.scratch_split }
-  if c.scratch_sum == "spread" then grid = { c.scratch_split, ceil_div(s.N, c.bn), ceil_div(s.M, c.bm) } end
+  if c.scratch_sum == "spread" then grid = { ceil_div(s.N, c.bn) * c.scratch_split, ceil_div(s.M, c.bm), 1 } end
   return { grid = grid, block = { c.threads },
            smem = c.smem_bytes, scratch = split and counters + tiles * c.scratch_split * c.bm * c.bn * 4 or nil,
            scratch_zero = split and counters or nil }
