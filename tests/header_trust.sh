@@ -5,7 +5,7 @@
 # threads' first calls, calls in two streams at once, the path of the tuned build (and, for an sm_90a
 # space, of a plain -arch=sm_90 build: the portable variant, saying why),
 # C's padding, an error the caller left pending, and for a GEMM a call of
-# more rows than one grid's y holds in tiles.
+# more rows than one grid's y holds in tiles and BLAS's alpha = 0 and K = 0.
 # Usage: header_trust.sh NVCC ROOT NAME build|run
 set -u
 nvcc=$1 root=$2 name=$3 mode=$4
@@ -28,7 +28,8 @@ rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || fail "$name: capture"
 modes="threads streams padding pending"
-[ "$name" = pipeline ] || modes="$modes tall"  # a GEMM of more rows than one grid's y holds in tiles
+# a GEMM: more rows than one grid's y holds in tiles; alpha = 0 and K = 0 reading no A or B
+[ "$name" = pipeline ] || modes="$modes tall blas"
 for m in $modes; do "$tmp/tuned" $m || fail "$name: $m"; done
 if grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh"; then
     echo "$name: the header holds the portable variants only (records not verified yet): no tuned path to check"

@@ -1135,9 +1135,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
-// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, a leading dimension below its stored row, or a size
-// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// or alpha = 0 scales C by beta (the plain kernel, A and B not read); a
+// layout other than 0 or 1, a null matrix a non-empty call reads or writes,
+// a leading dimension below its stored row, or a size within 4096 of
+// INT_MAX, is cudaErrorInvalidValue.
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
@@ -1185,7 +1186,7 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
         return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
                "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
-    if (K == 0) return "K = 0: C = beta C, by the plain kernel";
+    if (K == 0 || alpha == 0.f) return "K = 0 or alpha = 0: C = beta C by the plain kernel, A and B not read (BLAS)";
     if (lda % 8 || ldb % 8 || ldc % 8)
         return "a leading dimension that is not a multiple of 8: the plain kernel";
     if (reinterpret_cast<uintptr_t>(A) % 16 || reinterpret_cast<uintptr_t>(B) % 16 ||
@@ -1201,6 +1202,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (alpha == 0.f) K = 0;  // BLAS: A and B not read (a NaN there never reaches C)
     return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
         const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
         void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
@@ -2030,9 +2032,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
-// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, a leading dimension below its stored row, or a size
-// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// or alpha = 0 scales C by beta (the plain kernel, A and B not read); a
+// layout other than 0 or 1, a null matrix a non-empty call reads or writes,
+// a leading dimension below its stored row, or a size within 4096 of
+// INT_MAX, is cudaErrorInvalidValue.
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
@@ -2080,7 +2083,7 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
         return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
                "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
-    if (K == 0) return "K = 0: C = beta C, by the plain kernel";
+    if (K == 0 || alpha == 0.f) return "K = 0 or alpha = 0: C = beta C by the plain kernel, A and B not read (BLAS)";
     if (lda % 8 || ldb % 8 || ldc % 8)
         return "a leading dimension that is not a multiple of 8: the plain kernel";
     if (reinterpret_cast<uintptr_t>(A) % 16 || reinterpret_cast<uintptr_t>(B) % 16 ||
@@ -2096,6 +2099,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (alpha == 0.f) K = 0;  // BLAS: A and B not read (a NaN there never reaches C)
     return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
         const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
         void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
@@ -2925,9 +2929,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
-// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, a leading dimension below its stored row, or a size
-// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// or alpha = 0 scales C by beta (the plain kernel, A and B not read); a
+// layout other than 0 or 1, a null matrix a non-empty call reads or writes,
+// a leading dimension below its stored row, or a size within 4096 of
+// INT_MAX, is cudaErrorInvalidValue.
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
@@ -2975,7 +2980,7 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
         return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
                "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
-    if (K == 0) return "K = 0: C = beta C, by the plain kernel";
+    if (K == 0 || alpha == 0.f) return "K = 0 or alpha = 0: C = beta C by the plain kernel, A and B not read (BLAS)";
     if (lda % 8 || ldb % 8 || ldc % 8)
         return "a leading dimension that is not a multiple of 8: the plain kernel";
     if (reinterpret_cast<uintptr_t>(A) % 16 || reinterpret_cast<uintptr_t>(B) % 16 ||
@@ -2991,6 +2996,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (alpha == 0.f) K = 0;  // BLAS: A and B not read (a NaN there never reaches C)
     return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
         const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
         void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};
@@ -3754,9 +3760,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
-// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, a leading dimension below its stored row, or a size
-// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// or alpha = 0 scales C by beta (the plain kernel, A and B not read); a
+// layout other than 0 or 1, a null matrix a non-empty call reads or writes,
+// a leading dimension below its stored row, or a size within 4096 of
+// INT_MAX, is cudaErrorInvalidValue.
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
@@ -3804,7 +3811,7 @@ inline const char* fallback_reason(int transa, int transb, int M, int N, int K, 
         return "an invalid call (a negative size, one above 2^31 - 4097, a layout other than 0 "
                "or 1, a leading dimension below its stored row, a null matrix): cudaErrorInvalidValue";
     if (M == 0 || N == 0) return "an empty C: nothing to do";
-    if (K == 0) return "K = 0: C = beta C, by the plain kernel";
+    if (K == 0 || alpha == 0.f) return "K = 0 or alpha = 0: C = beta C by the plain kernel, A and B not read (BLAS)";
     if (lda % 8 || ldb % 8 || ldc % 8)
         return "a leading dimension that is not a multiple of 8: the plain kernel";
     if (reinterpret_cast<uintptr_t>(A) % 16 || reinterpret_cast<uintptr_t>(B) % 16 ||
@@ -3820,6 +3827,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
     if (M == 0 || N == 0) return cudaSuccess;
     if (!fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
         return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (alpha == 0.f) K = 0;  // BLAS: A and B not read (a NaN there never reaches C)
     return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
         const dim3 grid((unsigned)((N + kSimtTile - 1) / kSimtTile), (unsigned)((rows + kSimtTile - 1) / kSimtTile));
         void* args[] = {&transa, &transb, &rows, &N, &K, &alpha, &a, &lda, &B, &ldb, &beta, &c, &ldc};

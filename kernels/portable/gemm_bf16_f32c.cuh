@@ -313,9 +313,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
-// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, a leading dimension below its stored row, or a size
-// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// or alpha = 0 scales C by beta (the plain kernel, A and B not read); a
+// layout other than 0 or 1, a null matrix a non-empty call reads or writes,
+// a leading dimension below its stored row, or a size within 4096 of
+// INT_MAX, is cudaErrorInvalidValue.
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
@@ -359,6 +360,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
                        cudaStream_t stream) {
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
+    if (alpha == 0.f) K = 0;  // BLAS: A and B not read (a NaN there never reaches C)
     return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, float* c) {
         return launch_kernel(transa, transb, rows, N, K, alpha, a, lda, B, ldb, beta, c, ldc, stream);
     });

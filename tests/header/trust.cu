@@ -5,11 +5,12 @@
 // the path a build reports (a plain -arch=sm_90 build of an sm_90a space:
 // the portable variant, saying why); C's padding untouched; an error the
 // caller left pending is still there after a call; a GEMM of more rows than
-// one grid holds in tiles is right in every row. Built for one header
+// one grid holds in tiles is right in every row; BLAS's alpha = 0 and K = 0
+// read neither A nor B. Built for one header
 // with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM
 // (tests/header_trust.sh). Calls in two streams at once give a lone call's
 // results.
-// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall
+// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall|blas
 // (exit 77 without a GPU).
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,13 @@
 // packed, of element type T (made from a float by make, read back by get).
 template <typename T, T (*make)(float), float (*get)(T)>
 struct gemm_buffers {
+    using elem = T;
+    // The element stored at `bytes`, as a float.
+    static float at(const unsigned char* bytes) {
+        T t;
+        memcpy(static_cast<void*>(&t), bytes, sizeof t);
+        return get(t);
+    }
     int M, N, K, ldc;
     T *A = nullptr, *B = nullptr, *C = nullptr;
     size_t lc() const { return (size_t)(M - 1) * ldc + N; }
@@ -77,6 +85,9 @@ struct call : gemm_buffers<__nv_bfloat16, make_bf16, get_bf16> {
     cudaError_t run(cudaStream_t s) const {
         return bartune_gemm_bf16(0, 0, M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
     }
+    cudaError_t run_with(int k, float alpha, float beta) const {
+        return bartune_gemm_bf16(0, 0, M, N, k, alpha, A, K, B, N, beta, C, ldc, 0);
+    }
     bartune_gemm_bf16_path_t path() const {
         return bartune_gemm_bf16_path(0, 0, M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc);
     }
@@ -116,6 +127,9 @@ struct call : gemm_buffers<float, make_float, make_float> {
     static constexpr double tol = 1e-5;
     cudaError_t run(cudaStream_t s) const {
         return bartune_sgemm(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
+    }
+    cudaError_t run_with(int k, float alpha, float beta) const {
+        return bartune_sgemm(M, N, k, alpha, A, K, B, N, beta, C, ldc, 0);
     }
     bartune_sgemm_path_t path() const { return bartune_sgemm_path(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc); }
 };
@@ -259,7 +273,47 @@ static bool tall_rows() {
     printf("tall: a GEMM's mode (the pipeline has no rows)\n");
     return false;
 }
+static bool blas() {
+    printf("blas: a GEMM's mode (the pipeline has no scalars)\n");
+    return false;
+}
 #else
+// BLAS's scalars: alpha = 0 reads neither A nor B (all NaN here), so C =
+// beta C exactly (beta = 0.5); K = 0 with beta = 0 reads no C (all NaN
+// here), so C = 0. Every element of C checked (the padding is padding()'s).
+static bool blas() {
+    call c = padded();
+    if (!c.alloc()) return false;
+    const size_t bytes = c.lc() * sizeof *c.C;
+    std::vector<unsigned char> init(bytes), got(bytes);
+    CHECK(cudaMemcpy(init.data(), c.C, bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemset(c.A, 0xff, (size_t)c.M * c.K * sizeof *c.A));  // NaN, float or bf16
+    CHECK(cudaMemset(c.B, 0xff, (size_t)c.K * c.N * sizeof *c.B));
+    const cudaError_t e0 = c.run_with(c.K, 0.0f, 0.5f);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(got.data(), c.C, bytes, cudaMemcpyDeviceToHost));
+    long off_alpha = 0, off_k = 0;
+    for (int i = 0; i < c.M; i++)
+        for (int j = 0; j < c.N; j++) {
+            const size_t at = (size_t)i * c.ldc + j;
+            const size_t b = at * sizeof(call::elem);
+            off_alpha += !(call::at(&got[b]) == 0.5f * call::at(&init[b]));
+        }
+    CHECK(cudaMemset(c.C, 0xff, bytes));
+    const cudaError_t e1 = c.run_with(0, 1.0f, 0.0f);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(got.data(), c.C, bytes, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < c.M; i++)
+        for (int j = 0; j < c.N; j++) {
+            const size_t at = (size_t)i * c.ldc + j;
+            off_k += !(call::at(&got[at * sizeof(call::elem)]) == 0.0f);
+        }
+    printf("blas: alpha = 0 with NaN A and B: %s, %ld elements not beta C; K = 0, beta = 0 with NaN C: "
+           "%s, %ld elements not 0 (%s)\n", cudaGetErrorString(e0), off_alpha, cudaGetErrorString(e1), off_k,
+           c.path().name);
+    return e0 == cudaSuccess && e1 == cudaSuccess && off_alpha == 0 && off_k == 0;
+}
+
 // A call of more rows than one grid's y holds in the kernels' tiles (65535
 // of them): the header runs it in several launches, and every row is right,
 // the last ones too.
@@ -327,6 +381,7 @@ int main(int argc, char **argv) {
               : !strcmp(mode, "padding")       ? padding()
               : !strcmp(mode, "pending")       ? pending()
               : !strcmp(mode, "tall")          ? tall_rows()
+              : !strcmp(mode, "blas")          ? blas()
                                                : (fprintf(stderr, "unknown mode '%s'\n", mode), false);
     return ok ? 0 : 1;
 }
