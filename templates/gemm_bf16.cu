@@ -77,7 +77,11 @@ constexpr int kGroup = $(raster == "grouped" and 8 or 0);  // rows of units per 
 //% -- that the other variants render as before and their records stay current
 constexpr bool kTmaEpilogue = $(epilogue == "tma" and "true" or "false");
 constexpr int kCBytes = kWM * kBN * 2;             // one warpgroup's rows of C
+//% if b_rows < 64 then
+static_assert(kBN % 64 == 0 && kCluster % kBBoxes == 0, "B's boxes split by rows over the cluster");
+//% else
 static_assert(kBN % 64 == 0 && kBBoxes % kCluster == 0, "B boxes split over the cluster");
+//% end
 static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swizzle atoms)");
 //% if (cluster_n or 1) > 1 then
 static_assert((kBM / 64) % kClusterN == 0, "A's 64-row boxes split over the CTAs along N");

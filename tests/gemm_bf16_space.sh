@@ -44,6 +44,7 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
     "consumers=2 schedule=cooperative producer=warpgroup regs=none cluster=1 grid=tile epilogue=direct split=1 scratch_split=16 scratch_sum=spread"
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4 split_scratch=2 raster=row"
+    "consumers=1 producer=warp cluster=4 grid=tile epilogue=direct"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late inflight=2"
@@ -80,6 +81,8 @@ for kind in "${kinds[@]}"; do
     case $kind in
     *cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;  # 2 x 2: A and B multicast
     *cluster=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;
+    # four CTAs, two boxes of B: each loads half a box's rows (b_rows)
+    *cluster=4*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;
     *split=4* | *split_one=4*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' -- 'multicast' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
     esac
@@ -126,11 +129,14 @@ for kind in "${kinds[@]}"; do
         check "$sel" "$tmp/$i.sass" 'HGMMA\.64x128x16' 'UTMALDG' 'SYNCS'
     fi
 done
-# a cluster of 4 splits B's boxes four ways: only 256-column tiles (4 boxes)
-# (the template's static_assert refuses the rest at compile time)
-"$bartune" list gen/gemm_bf16.lua --arch sm_90 cluster=4 | grep '^kind=' >"$tmp/c4.txt"
-[ -s "$tmp/c4.txt" ] && ! grep -v ' bn=256 ' "$tmp/c4.txt" | grep -q . ||
-    { echo "cluster=4 with tiles other than 256 columns: $(grep -v ' bn=256 ' "$tmp/c4.txt" | head -2)"; fail=1; }
+# a cluster splits B's 64-column boxes, or each box's rows, evenly: no
+# 192-column tiles (3 boxes) in clusters of 2 or 4, 64-column ones in 4 (16
+# rows of a box each; the template's static_asserts refuse the rest at
+# compile time), and no split rows beside cluster_n
+"$bartune" list gen/gemm_bf16.lua --arch sm_90 | grep -E '^kind=.* cluster=[24]' >"$tmp/c4.txt"
+grep -q ' bn=64 .* cluster=4 ' "$tmp/c4.txt" && ! grep -q ' bn=192 ' "$tmp/c4.txt" &&
+    ! grep -E ' bn=(64|128) .*cluster=4 .*cluster_n=2| bn=64 .*cluster=2 .*cluster_n=2' "$tmp/c4.txt" | grep -q . ||
+    { echo "clusters and B's boxes: $(grep -m2 -E ' bn=192 |cluster_n=2' "$tmp/c4.txt")"; fail=1; }
 # c_ahead holds boxes of C's old values beside the accumulators: a one-warp
 # producer's kernels spill with it (128 x 256), so they are not offered it
 "$bartune" list gen/gemm_bf16.lua --arch sm_90 c_ahead=tile producer=warp bn=256 wm=64 consumers=2 >"$tmp/ahead.txt" 2>&1

@@ -50,6 +50,15 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     uint16_t a_mask = 0;
     for (int j = 0; j < kClusterN; ++j) a_mask |= (uint16_t)(1u << (rm + j * kCluster));
     constexpr int kARows = kBM / kClusterN;  // rows of A this CTA loads (whole 64-row boxes when M-major)
+//% elseif b_rows < 64 then
+    // b_rows: more CTAs in the cluster than B has 64-column boxes: CTA rank
+    // loads rows bq kBRows.. of box bj (k-rows; N-rows where B is K-major)
+    // to their place in the stage, a multiple of the 128-byte swizzle's
+    // 1024-byte atom, so the pattern (a function of the address) is the
+    // whole box's
+    constexpr int kBRows = $(b_rows), kBParts = 64 / kBRows;
+    static_assert(kBParts * kBBoxes == kCluster, "the cluster splits B's boxes into whole parts");
+    const int bj = (int)rank / kBParts, bq = (int)rank % kBParts;
 //% else
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
 //% end
@@ -101,6 +110,11 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             if (loads_a && kb == (nk > kLateK ? nk - kLateK : 0)) prefetch_c_boxes(p, tmC, tm, tn);
 //% end
             if (!loads_b) continue;
+//% if b_rows < 64 then
+            tma_load_multicast(stage_b(base, s) + bj * 8192 + bq * kBRows * 128, tmB,
+                               p.tb ? k0 : tn * kBN + bj * 64, p.tb ? tn * kBN + bj * 64 + bq * kBRows : k0 + bq * kBRows,
+                               full_bar(base, s), (uint16_t)((1u << kCluster) - 1));
+//% else
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
                 const uint32_t dst = stage_b(base, s) + j * 8192;
@@ -114,6 +128,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
                     tma_load_multicast(dst, tmB, x, y, full_bar(base, s), (uint16_t)((1u << kCluster) - 1));
 //% end
             }
+//% end
         }
     }
 }

@@ -40,7 +40,7 @@ derive(function(c)
   c.split, c.c_early, c.scratch_split = 1, "off", scratch(c) and 4 or 1
   if two_level(c) then c.split, c.scratch_split = 2, 2 end
   c.scratch_sum = spread(c) and "spread" or "last"
-  c.overlap, c.stream_k, c.inflight, c.cluster_n = "off", "off", 1, 1
+  c.overlap, c.stream_k, c.inflight, c.cluster_n, c.b_rows = "off", "off", 1, 1, 64
   if scratch(c) then c.grid = "tile" end
   c.order, c.rows, c.threads, c.min_cc, c.epilogue_batch = "named", 128, 384, 90, 16
   c.smem_bytes = 2048 + c.stages * (c.rows + c.bn) * 128
