@@ -27,6 +27,7 @@ param("fault", {
   "spread_short",  -- the same, each CTA adding all the slices of its share but the last
   "split_scratch", -- correct: clusters of 2 summing in shared memory, 2 such a tile through scratch
   "split_scratch_short", -- the same, the last cluster of a row slice leaving the last slot out
+  "b_rows",        -- correct: 64-column tiles in clusters of 2, each CTA multicasting half of B's box
 })
 local spread = function(c) return c.fault == "spread" or c.fault == "spread_short" end
 local two_level = function(c) return c.fault == "split_scratch" or c.fault == "split_scratch_short" end
@@ -37,25 +38,28 @@ end
 derive(function(c)
   c.kind, c.bn, c.wm, c.consumers, c.schedule, c.producer = "wgmma", 128, 64, 2, "cooperative", "warpgroup"
   c.regs, c.stages, c.cluster, c.grid, c.raster, c.epilogue = "none", 3, 1, "persistent", "row", "direct"
-  c.split, c.c_early, c.scratch_split = 1, "off", scratch(c) and 4 or 1
+  c.split, c.c_early, c.scratch_split, c.b_rows = 1, "off", scratch(c) and 4 or 1, 64
   if two_level(c) then c.split, c.scratch_split = 2, 2 end
+  if c.fault == "b_rows" then c.bn, c.cluster, c.b_rows = 64, 2, 32 end
   c.scratch_sum = spread(c) and "spread" or "last"
-  c.overlap, c.stream_k, c.inflight, c.cluster_n, c.b_rows = "off", "off", 1, 1, 64
+  c.overlap, c.stream_k, c.inflight, c.cluster_n = "off", "off", 1, 1
   if scratch(c) then c.grid = "tile" end
-  c.order, c.rows, c.threads, c.min_cc, c.epilogue_batch = "named", 128, 384, 90, 16
+  c.order, c.rows, c.threads, c.min_cc, c.epilogue_batch = "named", 128, 384, 90, math.min(16, c.bn // 8)
   c.smem_bytes = 2048 + c.stages * (c.rows + c.bn) * 128
 end)
 launch(function(c, s, dev)
-  local units = ceil_div(s.M, c.rows) * ceil_div(s.N, c.bn)
+  -- (units of c.cluster tiles along M, as the template counts them)
+  local units = ceil_div(ceil_div(s.M, c.rows), c.cluster) * ceil_div(s.N, c.bn)
   local ctas = units * c.split  -- a counter per CTA of a row (gen/gemm_bf16.lua's launch)
   local counters = ceil_div(ctas, 64) * 64 * 4
   local ss = c.scratch_split
-  local grid = c.scratch_sum == "spread" and { units * ss } or ss > 1 and { ctas, ss } or { min(units, dev.sms) }
+  local grid = c.scratch_sum == "spread" and { units * ss } or ss > 1 and { ctas, ss }
+    or { min(units, dev.sms // c.cluster) * c.cluster }
   return { grid = grid, block = { c.threads }, smem = c.smem_bytes,
     resident = 1, min_cc = 90,
     scratch = ss > 1 and counters + units * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
     tensor_maps = {
       { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
-      { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, 64 }, swizzle = 128 },
+      { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, c.b_rows }, swizzle = 128 },
     } }
 end)
