@@ -12,9 +12,10 @@
 #           under racecheck, then without a tool (real races read stale words)
 #   diag    the headers' probe attributes as the runtime reports them
 #   race2   the probe at 264 blocks and with a slow producer; the skeleton's named ring again
-#   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES: MxNxK or MxNxK:transa,transb) with ils,
-#                  BUDGET s each (BUDGET_N: that many configurations instead; after a change of
-#                  the checks the first is the tuple's old best: a re-verification); emit
+#   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES: MxNxK or MxNxK:transa,transb) in one run,
+#                  ils, BUDGET s each (BUDGET_N: that many configurations instead; after a change
+#                  of the checks the first is the tuple's old best: a re-verification), the run
+#                  cut at TUNE_TIMEOUT s (540); emit
 #   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (or BUDGET_N
 #                  configurations; run emits)
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
@@ -104,6 +105,8 @@ gemm_sizes() {
     IFS=, read -r ta tb <<<"${lay:-0,0}"
     echo "--size transa=$ta --size transb=$tb --size M=$m --size N=$n --size K=$k"
 }
+# the same as one --tuple's words
+gemm_tuple() { local w; w=$(gemm_sizes "$1"); echo "${w//--size /}"; }
 # sgemm regions one by one (each "M N K|k=v ...", ils BUDGET s; log $out/LOG.log), results.tgz
 # after each (a call cut at its limit keeps them), then emit
 sgemm_regions() { # LOG BUDGET REGION...
@@ -191,18 +194,21 @@ EOF
 import json, sys
 for line in sys.stdin:
     r = json.loads(line); print(r["status"], r["tool"], r.get("message", "")[:300].replace("\n", " | "))' | tee -a "$out/race2.log" ;;
-    tune-gemm) # gemm_bf16's shapes one by one (GEMM_SHAPES "MxNxK[:transa,transb] ..."), ils
-          # --budget $BUDGET, results.tgz after each (a call cut at its limit keeps them), then emit;
-          # GEMM_SPACE=gemm_bf16_f32c: that space instead
+    tune-gemm) # gemm_bf16's shapes (GEMM_SHAPES "MxNxK[:transa,transb] ..."), ils --budget
+          # $BUDGET each, in one run (--tuple each: one expansion of the space, ~10 s of CPU,
+          # where a run a shape paid it every time; records are written as they are measured,
+          # so a run cut by TUNE_TIMEOUT keeps them), then emit; GEMM_SPACE=gemm_bf16_f32c:
+          # that space instead
           gs=${GEMM_SPACE:-gemm_bf16}
+          tuples=()
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
-              log "$gs $sh"
-              # shellcheck disable=SC2046 # the sizes are words
-              timeout 300 $b run "gen/$gs.lua" $(gemm_sizes "$sh") --strategy ils --budget "${BUDGET_N:-${BUDGET:-30}s}" \
-                  --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
-              grep -E "records by status|^  #1 " "$out/tune-gemm.log" | tail -2 | cut -c1-200
-              pack_results
+              tuples+=(--tuple "$(gemm_tuple "$sh")")
           done
+          timeout "${TUNE_TIMEOUT:-540}" $b run "gen/$gs.lua" "${tuples[@]}" --strategy ils \
+              --budget "${BUDGET_N:-${BUDGET:-30}s}" --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
+          echo "$gs, $((${#tuples[@]} / 2)) size tuples: run rc=$? ($(date +%T))"
+          grep -E "records by status|^  #1 " "$out/tune-gemm.log" | cut -c1-200
+          pack_results
           statuses results/*/"$gs".jsonl
           $b emit "gen/$gs.lua" 2>&1 | tail -5 ;;
     tune-gemm-regions) # gemm_bf16 regions of GEMM_REGIONS ("MxNxK[:transa,transb]|k=v ..." separated

@@ -56,6 +56,8 @@ static const struct command commands[] = {
      "  -j, --jobs N    nvcc processes at once (default: one per core)\n"
      "  --size K=V      tune at this size (repeat for each size of the problem;\n"
      "                  default: the problem's tune list)\n"
+     "  --tuple 'K=V K=V ...'  tune at this size tuple (repeat for several, in one\n"
+     "                  run: one expansion of the space; instead of --size)\n"
      "  --seed N        seed of the generated inputs (default 1)\n"
      "  --reps N        timed launches per variant (default 20, at least 10)\n"
      "  --rank energy   rank variants by the energy a call (joules, NVML) in sustained\n"
@@ -134,7 +136,7 @@ static const struct command commands[] = {
      "at every size tuple recorded or those --size picks.\n",
      false},
     {"bench", cmd_bench, true,
-     "usage: bartune bench SPACE [--size K=V...] [--reps N] [--sustain S] [--rank energy]\n"
+     "usage: bartune bench SPACE [--size K=V... | --tuple 'K=V ...'...] [--reps N] [--sustain S] [--rank energy]\n"
      "                    [--gate] [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
@@ -309,11 +311,36 @@ static bool parse_size(const char *s, struct size_override *out) {
     return true;
 }
 
+/* --tuple 'K=V K=V ...': sizes as --size takes them, apart by spaces, each
+ * name once. */
+static bool parse_tuple(const char *s, struct size_tuple *out) {
+    char *copy = xstrdup(s), *save = NULL;
+    out->sizes = xmalloc(sizeof *out->sizes * (strlen(s) / 2 + 1));
+    out->n = 0;
+    bool ok = true;
+    for (char *w = strtok_r(copy, " ", &save); w && ok; w = strtok_r(NULL, " ", &save)) {
+        ok = parse_size(w, &out->sizes[out->n]);
+        for (int k = 0; ok && k < out->n; k++)
+            if (!strcmp(out->sizes[k].name, out->sizes[out->n].name)) {
+                free(out->sizes[out->n].name);
+                ok = false;
+            }
+        if (ok) out->n++;
+    }
+    free(copy);
+    if (ok && out->n) return true;
+    for (int k = 0; k < out->n; k++) free(out->sizes[k].name);
+    free(out->sizes);
+    out->sizes = NULL, out->n = 0;
+    return false;
+}
+
 /* Fills `o` from the command line. Returns -1 to go on, or the exit code
  * (after printing the usage error or the help). */
 static int parse_options(int argc, char **argv, const struct command *cmd, options *o) {
     enum {
         O_SIZE = 256,
+        O_TUPLE,
         O_SEED,
         O_STIMEOUT,
         O_RTIMEOUT,
@@ -349,6 +376,7 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
         {"help", no_argument, NULL, 'h'},
         {"jobs", required_argument, NULL, 'j'},
         {"size", required_argument, NULL, O_SIZE},
+        {"tuple", required_argument, NULL, O_TUPLE},
         {"seed", required_argument, NULL, O_SEED},
         {"script-timeout", required_argument, NULL, O_STIMEOUT},
         {"reference-timeout", required_argument, NULL, O_RTIMEOUT},
@@ -407,6 +435,14 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
                                        o->sizes[k].name);
                 }
             o->n_sizes++;
+            break;
+        case O_TUPLE:
+            if (!parse_tuple(optarg, &o->tuples[o->n_tuples]))
+                return usage_error(cmdspace,
+                                   "--tuple needs sizes NAME=INTEGER (0..2^62) apart by spaces, "
+                                   "each name once, e.g. --tuple 'M=4096 N=4096 K=256'; got '%s'",
+                                   optarg);
+            o->n_tuples++;
             break;
         case O_SEED:
             if (!parse_integer(optarg, 0, 0x7fffffffffffffffLL, &iv))
@@ -554,6 +590,11 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             return usage_error(cmdspace, "unexpected argument '%s' (overrides are name=value)", a);
         }
     }
+    if (o->n_tuples && strcmp(cmd->name, "bench") && strcmp(cmd->name, "run"))
+        return usage_error(cmdspace, "%s", "--tuple is run's and bench's (elsewhere: --size)");
+    if (o->n_tuples && o->n_sizes)
+        return usage_error(cmdspace, "%s",
+                           "--tuple and --size both give the sizes: use one or the other");
     if (o->sustain_s >= 0 && strcmp(cmd->name, "bench") && strcmp(cmd->name, "run"))
         return usage_error(cmdspace, "%s", "--sustain is bench's and run's");
     if (o->gate && strcmp(cmd->name, "bench"))
@@ -627,6 +668,7 @@ int main(int argc, char **argv) {
     o.seeds = 30;
     o.budget = 500;
     o.sizes = xmalloc(sizeof *o.sizes * (size_t)argc);
+    o.tuples = xmalloc(sizeof *o.tuples * (size_t)argc);
     o.overrides = xmalloc(sizeof(char *) * (size_t)(argc + 1));
     o.files = xmalloc(sizeof(char *) * (size_t)(argc + 1));
     int rc = parse_options(argc, argv, cmd, &o);
@@ -644,6 +686,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < o.n_sizes; i++)
         free(o.sizes[i].name);
     free(o.sizes);
+    for (int t = 0; t < o.n_tuples; t++) {
+        for (int i = 0; i < o.tuples[t].n; i++) free(o.tuples[t].sizes[i].name);
+        free(o.tuples[t].sizes);
+    }
+    free(o.tuples);
     free(results);
     free(kernels);
     free(runner);

@@ -28,6 +28,11 @@ typedef struct {
         long long value;
     } * sizes; /* --size k=v: one size tuple instead of the problem's list */
     int n_sizes;
+    struct size_tuple {
+        struct size_override *sizes;
+        int n;
+    } * tuples; /* --tuple 'k=v k=v ...' (run, bench): these size tuples instead of the list */
+    int n_tuples;
     unsigned long long seed; /* inputs of the problem */
     int jobs;
     int reps;

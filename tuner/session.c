@@ -67,6 +67,14 @@ json_t *session_sizes(space *s, const options *o, json_t **instances) {
         for (int i = 0; i < o->n_sizes; i++)
             json_object_set_new(one, o->sizes[i].name, json_integer(o->sizes[i].value));
         json_array_append_new(given, one);
+    } else if (o->n_tuples) {
+        for (int t = 0; t < o->n_tuples; t++) {
+            json_t *one = json_object();
+            for (int i = 0; i < o->tuples[t].n; i++)
+                json_object_set_new(one, o->tuples[t].sizes[i].name,
+                                    json_integer(o->tuples[t].sizes[i].value));
+            json_array_append_new(given, one);
+        }
     } else {
         json_array_extend(given, json_object_get(space_problem(s), "tune"));
     }
