@@ -769,7 +769,7 @@ end
 
 -- One size tuple's buffers, scalars and cost (see problem.instance).
 function M.instance(S, sizes, light)
-  return problem.instance(S.problem, problem.sizes(S.problem, sizes, "--size"), light)
+  return problem.instance(S.problem, problem.sizes(S.problem, sizes, "the sizes asked for (--size, --tuple)"), light)
 end
 
 return M
