@@ -100,8 +100,10 @@ constraint("producers cover a tile in whole steps", function(c)
 end)
 
 -- The seed's kernels, shown beside the best in every report: as the lesson
--- writes them, and bartune's one-barrier lockstep at the same shape.
-local seed = { producer = "regs", stages = 2, tile = 1024, vec = 4, cvec = 1 }
+-- writes them, and bartune's one-barrier lockstep at the same shape. Eight
+-- blocks an SM: the lesson names no grid, and eight is what the H200's
+-- records show fastest for each of them (NOTES.md 2026-12-05).
+local seed = { producer = "regs", stages = 2, tile = 1024, vec = 4, cvec = 1, blocks_per_sm = 8 }
 local function at(t) return merged(seed, t) end
 baseline("seed __syncthreads 4+4", at({ barrier = "syncthreads", form = "seed", producer_warps = 4, consumer_warps = 4 }))
 baseline("seed cuda::barrier 4+4", at({ barrier = "cuda_barrier", form = "seed", producer_warps = 4, consumer_warps = 4 }))
@@ -109,7 +111,7 @@ baseline("seed __syncthreads 2+6", at({ barrier = "syncthreads", form = "seed", 
 baseline("seed cuda::barrier 2+6", at({ barrier = "cuda_barrier", form = "seed", producer_warps = 2, consumer_warps = 6 }))
 baseline("1-barrier lockstep 4+4", at({ barrier = "syncthreads", form = "tuned", producer_warps = 4, consumer_warps = 4 }))
 baseline("plain float4 elementwise", { barrier = "none", consumer_warps = 8, cvec = 4,
-  chunk = "stride", prefetch = 0 })
+  chunk = "stride", prefetch = 0, blocks_per_sm = 8 })
 -- Emitted for GPUs with no tuned result: runs on any CUDA GPU.
 portable("portable", at({ barrier = "syncthreads", form = "tuned", producer_warps = 2,
   consumer_warps = 4, blocks_per_sm = 4 }))

@@ -33,6 +33,13 @@ echo 'baseline("no block_y", { block_x = 32, fault = "none", rows_per_thread = 1
 "$bartune" check "$tmp/badbase/axpy.lua" $dirs >"$tmp/badbase.out" 2>&1 && fail "a baseline that is no variant checked"
 grep -q "baseline 'no block_y' is not a variant of the space on generic sm_90: no value for parameter 'block_y'" "$tmp/badbase.out" ||
     fail "the error does not name the baseline and the value: $(tail -3 "$tmp/badbase.out")"
+# a baseline missing a launch value (bench, measuring it from its declaration
+# where nothing is recorded, could not launch it)
+cp -r tests/toy "$tmp/nolaunch"
+echo 'baseline("no rows_per_thread", { block_x = 32, block_y = 4, fault = "none" })' >>"$tmp/nolaunch/axpy.lua"
+"$bartune" check "$tmp/nolaunch/axpy.lua" $dirs >"$tmp/nolaunch.out" 2>&1 && fail "a baseline without its launch value checked"
+grep -q "baseline 'no rows_per_thread' is not a variant of the space on generic sm_90: no value for launch parameter 'rows_per_thread'" "$tmp/nolaunch.out" ||
+    fail "the error does not name the baseline and the launch value: $(tail -3 "$tmp/nolaunch.out")"
 # a shipped space whose portable variant is one only below sm_90 (gemm_bf16:
 # the plain kind there, the Hopper kind on sm_90): checked where emit builds it
 "$bartune" check gen/gemm_bf16.lua $dirs >"$tmp/gemm.out" 2>&1 || { cat "$tmp/gemm.out"; fail "gemm_bf16 does not check"; }

@@ -236,7 +236,7 @@ static bool check_named(space *s, const device_info *d) {
     for (int i = 0; i < n; i++) {
         char *err = NULL;
         const device_info *on = nc[i].portable ? &sm70 : d;
-        if (!space_validate(s, on, &nc[i].cfg, &err)) {
+        if (!space_validate(s, on, &nc[i].cfg, true, &err)) {
             msg_error("%s: %s '%s' is not a variant of the space on %s: %s; give it the values "
                       "the space's parameters take there",
                       space_file(s), nc[i].portable ? "portable" : "baseline", nc[i].label,

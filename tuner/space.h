@@ -60,9 +60,11 @@ bool space_variants(space *s, const device_info *dev, char **overrides, int n_ov
 char *space_render(space *s, const device_info *dev, const config *values, const config *extra,
                    bool host, char **err);
 /* Whether `values` (compile-time and launch values) name a variant of the
- * space on dev: every parameter that applies has a value, none other has
- * one, the constraints hold. false and *err otherwise. */
-bool space_validate(space *s, const device_info *dev, const config *values, char **err);
+ * space on dev: every parameter that applies has a value (with `whole`,
+ * every launch parameter too: a named config is launched as declared), none
+ * other has one, the constraints hold. false and *err otherwise. */
+bool space_validate(space *s, const device_info *dev, const config *values, bool whole,
+                    char **err);
 /* A template that fails to render a variant the space accepts is an error
  * of the template, not a stale record: said once (with err), and remembered
  * so that emit writes no header over a good one. */

@@ -854,12 +854,14 @@ bool space_template_failing(const space *s) {
     return s->template_failed;
 }
 
-bool space_validate(space *s, const device_info *dev, const config *values, char **err) {
+bool space_validate(space *s, const device_info *dev, const config *values, bool whole,
+                    char **err) {
     lua_State *L = s->L;
     push_method(s, "validate"); /* M fn S */
     push_config(L, values);
     push_device(L, dev);
-    bool ok = call(s, 3, 1, err);
+    lua_pushboolean(L, whole);
+    bool ok = call(s, 4, 1, err);
     lua_pop(L, ok ? 2 : 1);
     return ok;
 }

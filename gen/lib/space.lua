@@ -628,9 +628,11 @@ local function config_of(S, values, dev, need_launch)
 end
 
 -- Whether `values` (name -> string) name a variant of the space on dev:
--- config_of's error otherwise (baselines and portable configs, by check).
-function M.validate(S, values, dev)
-  config_of(S, values, dev)
+-- config_of's error otherwise. `whole`: a launch value too for every launch
+-- parameter that applies (baselines and portable configs, by check: bench
+-- and emit launch them as declared).
+function M.validate(S, values, dev, whole)
+  config_of(S, values, dev, whole)
   return true
 end
 
