@@ -77,5 +77,19 @@ changed=$(diff "$tmp/fma_rows.cu" "$tmp/fma_zigzag.cu" | grep -c '^[<>]')
 "$nvcc" -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v -o "$tmp/fma.cubin" "$tmp/fma_zigzag.cu" 2>"$tmp/fma.log" &&
     ! grep -q 'bytes spill stores' <(grep -v ' 0 bytes spill stores' "$tmp/fma.log") ||
     { echo "fma_order=zigzag: nvcc failed or spills"; cat "$tmp/fma.log"; fail=1; }
+# scratch_sum: last renders as the default (the records stay current);
+# spread counts its block in, waits for the tile's with an acquire load, and
+# spills nothing (the tall-K best's last needs 168 registers and spills)
+sel="barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16"
+for m in last spread; do
+    "$bartune" render gen/sgemm.lua $sel scratch_sum=$m >"$tmp/sum_$m.cu" 2>"$tmp/sum.err" || { echo "render scratch_sum=$m: $(cat "$tmp/sum.err")"; fail=1; }
+done
+"$bartune" render gen/sgemm.lua $sel >"$tmp/sum_default.cu" 2>/dev/null
+cmp -s "$tmp/sum_last.cu" "$tmp/sum_default.cu" || { echo "scratch_sum=last renders otherwise than the default"; fail=1; }
+"$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/sum.ptx" "$tmp/sum_spread.cu" || { echo "nvcc -ptx: scratch_sum=spread"; fail=1; }
+check "scratch_sum=spread" "$tmp/sum.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32'
+"$nvcc" -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v -o "$tmp/sum.cubin" "$tmp/sum_spread.cu" 2>"$tmp/sum.log" &&
+    ! grep -q 'bytes spill stores' <(grep -v ' 0 bytes spill stores' "$tmp/sum.log") ||
+    { echo "scratch_sum=spread: nvcc failed or spills"; cat "$tmp/sum.log"; fail=1; }
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail
