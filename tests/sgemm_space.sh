@@ -63,33 +63,33 @@ for kind in "barrier=syncthreads loaders=all producer=cp_async a_layout=k stages
     "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
     check "$sel" "$tmp/$i.ptx" 'reqnctapercluster 1, 1, 4' 'barrier\.cluster\.wait' 'mapa'
 done
-# fma_order: zigzag renders only the FMA loop differently from the default
-# (rows: the records stay current) and compiles without spills
-sel="barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k raster=row min_blocks=2 frag=k4"
-for o in rows zigzag; do
-    "$bartune" render gen/sgemm.lua $sel fma_order=$o >"$tmp/fma_$o.cu" 2>"$tmp/fma.err" || { echo "render fma_order=$o: $(cat "$tmp/fma.err")"; fail=1; }
-done
-"$bartune" render gen/sgemm.lua $sel >"$tmp/fma_default.cu" 2>/dev/null
-cmp -s "$tmp/fma_rows.cu" "$tmp/fma_default.cu" || { echo "fma_order=rows renders otherwise than the default"; fail=1; }
-changed=$(diff "$tmp/fma_rows.cu" "$tmp/fma_zigzag.cu" | grep -c '^[<>]')
-{ [ "$changed" -ge 2 ] && [ "$changed" -le 8 ] && grep -q 'kTN - 1 - jj' "$tmp/fma_zigzag.cu"; } ||
+# A parameter declared with a default after the records: SEL with P=DEFAULT
+# renders as SEL alone (the records stay current), P=OTHER renders and
+# compiles without spills. Leaves $tmp/P_DEFAULT.cu and $tmp/P_OTHER.cu.
+twin_renders() { # P DEFAULT OTHER SEL...
+    local p=$1 d=$2 o=$3 v
+    shift 3
+    for v in "$d" "$o"; do
+        "$bartune" render gen/sgemm.lua "$@" "$p=$v" >"$tmp/${p}_$v.cu" 2>"$tmp/$p.err" ||
+            { echo "render $p=$v: $(cat "$tmp/$p.err")"; fail=1; }
+    done
+    "$bartune" render gen/sgemm.lua "$@" >"$tmp/${p}_none.cu" 2>/dev/null
+    cmp -s "$tmp/${p}_$d.cu" "$tmp/${p}_none.cu" || { echo "$p=$d renders otherwise than the default"; fail=1; }
+    "$nvcc" -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v -o "$tmp/$p.cubin" "$tmp/${p}_$o.cu" 2>"$tmp/$p.log" &&
+        ! grep -q 'bytes spill stores' <(grep -v ' 0 bytes spill stores' "$tmp/$p.log") ||
+        { echo "$p=$o: nvcc failed or spills"; cat "$tmp/$p.log"; fail=1; }
+}
+# fma_order: zigzag renders only the FMA loop differently
+twin_renders fma_order rows zigzag barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 \
+    warp=tall stages=2 a_layout=k raster=row min_blocks=2 frag=k4
+changed=$(diff "$tmp/fma_order_rows.cu" "$tmp/fma_order_zigzag.cu" | grep -c '^[<>]')
+{ [ "$changed" -ge 2 ] && [ "$changed" -le 8 ] && grep -q 'kTN - 1 - jj' "$tmp/fma_order_zigzag.cu"; } ||
     { echo "fma_order=zigzag: $changed lines differ from rows (want the FMA loop alone)"; fail=1; }
-"$nvcc" -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v -o "$tmp/fma.cubin" "$tmp/fma_zigzag.cu" 2>"$tmp/fma.log" &&
-    ! grep -q 'bytes spill stores' <(grep -v ' 0 bytes spill stores' "$tmp/fma.log") ||
-    { echo "fma_order=zigzag: nvcc failed or spills"; cat "$tmp/fma.log"; fail=1; }
-# scratch_sum: last renders as the default (the records stay current);
-# spread counts its block in, waits for the tile's with an acquire load, and
-# spills nothing (the tall-K best's last needs 168 registers and spills)
-sel="barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16"
-for m in last spread; do
-    "$bartune" render gen/sgemm.lua $sel scratch_sum=$m >"$tmp/sum_$m.cu" 2>"$tmp/sum.err" || { echo "render scratch_sum=$m: $(cat "$tmp/sum.err")"; fail=1; }
-done
-"$bartune" render gen/sgemm.lua $sel >"$tmp/sum_default.cu" 2>/dev/null
-cmp -s "$tmp/sum_last.cu" "$tmp/sum_default.cu" || { echo "scratch_sum=last renders otherwise than the default"; fail=1; }
-"$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/sum.ptx" "$tmp/sum_spread.cu" || { echo "nvcc -ptx: scratch_sum=spread"; fail=1; }
+# scratch_sum: spread counts its block in and waits for the tile's with an
+# acquire load (the tall-K best's last needs 168 registers and spills)
+twin_renders scratch_sum last spread barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 \
+    stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16
+"$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/sum.ptx" "$tmp/scratch_sum_spread.cu" || { echo "nvcc -ptx: scratch_sum=spread"; fail=1; }
 check "scratch_sum=spread" "$tmp/sum.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32'
-"$nvcc" -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v -o "$tmp/sum.cubin" "$tmp/sum_spread.cu" 2>"$tmp/sum.log" &&
-    ! grep -q 'bytes spill stores' <(grep -v ' 0 bytes spill stores' "$tmp/sum.log") ||
-    { echo "scratch_sum=spread: nvcc failed or spills"; cat "$tmp/sum.log"; fail=1; }
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail
