@@ -136,7 +136,8 @@ static const struct command commands[] = {
      "at every size tuple recorded or those --size picks.\n",
      false},
     {"bench", cmd_bench, true,
-     "usage: bartune bench SPACE [--size K=V... | --tuple 'K=V ...'...] [--reps N] [--sustain S] [--rank energy]\n"
+     "usage: bartune bench SPACE [--size K=V... | --tuple 'K=V ...'...] [--reps N] [--sustain S] "
+     "[--rank energy]\n"
      "                    [--gate] [--results DIR]\n"
      "Measures the card's ceilings (a copy kernel, cudaMemcpy device-to-device, an FMA\n"
      "peak kernel) and the floor they give the space's problem, then times the recorded\n"
@@ -311,6 +312,19 @@ static bool parse_size(const char *s, struct size_override *out) {
     return true;
 }
 
+/* The first of sizes[0..n) with the name of sizes[n], or NULL. */
+static const struct size_override *named_before(const struct size_override *sizes, int n) {
+    for (int k = 0; k < n; k++)
+        if (!strcmp(sizes[k].name, sizes[n].name)) return &sizes[k];
+    return NULL;
+}
+
+static void free_sizes(struct size_override *sizes, int n) {
+    for (int k = 0; k < n; k++)
+        free(sizes[k].name);
+    free(sizes);
+}
+
 /* --tuple 'K=V K=V ...': sizes as --size takes them, apart by spaces, each
  * name once. */
 static bool parse_tuple(const char *s, struct size_tuple *out) {
@@ -320,17 +334,15 @@ static bool parse_tuple(const char *s, struct size_tuple *out) {
     bool ok = true;
     for (char *w = strtok_r(copy, " ", &save); w && ok; w = strtok_r(NULL, " ", &save)) {
         ok = parse_size(w, &out->sizes[out->n]);
-        for (int k = 0; ok && k < out->n; k++)
-            if (!strcmp(out->sizes[k].name, out->sizes[out->n].name)) {
-                free(out->sizes[out->n].name);
-                ok = false;
-            }
+        if (ok && named_before(out->sizes, out->n)) {
+            free(out->sizes[out->n].name);
+            ok = false;
+        }
         if (ok) out->n++;
     }
     free(copy);
     if (ok && out->n) return true;
-    for (int k = 0; k < out->n; k++) free(out->sizes[k].name);
-    free(out->sizes);
+    free_sizes(out->sizes, out->n);
     out->sizes = NULL, out->n = 0;
     return false;
 }
@@ -428,12 +440,12 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
             if (!parse_size(optarg, &o->sizes[o->n_sizes]))
                 return usage_error(cmdspace, "--size needs NAME=INTEGER (0..2^62), got '%s'",
                                    optarg);
-            for (int k = 0; k < o->n_sizes; k++)
-                if (!strcmp(o->sizes[k].name, o->sizes[o->n_sizes].name)) {
-                    free(o->sizes[o->n_sizes].name);
-                    return usage_error(cmdspace, "--size %s is given twice: give each size once",
-                                       o->sizes[k].name);
-                }
+            const struct size_override *twice = named_before(o->sizes, o->n_sizes);
+            if (twice) {
+                free(o->sizes[o->n_sizes].name);
+                return usage_error(cmdspace, "--size %s is given twice: give each size once",
+                                   twice->name);
+            }
             o->n_sizes++;
             break;
         case O_TUPLE:
@@ -683,13 +695,9 @@ int main(int argc, char **argv) {
     }
     free(o.overrides);
     free(o.files);
-    for (int i = 0; i < o.n_sizes; i++)
-        free(o.sizes[i].name);
-    free(o.sizes);
-    for (int t = 0; t < o.n_tuples; t++) {
-        for (int i = 0; i < o.tuples[t].n; i++) free(o.tuples[t].sizes[i].name);
-        free(o.tuples[t].sizes);
-    }
+    free_sizes(o.sizes, o.n_sizes);
+    for (int t = 0; t < o.n_tuples; t++)
+        free_sizes(o.tuples[t].sizes, o.tuples[t].n);
     free(o.tuples);
     free(results);
     free(kernels);

@@ -60,21 +60,21 @@ json_t *session_sizes_of(json_t *instance) {
     return o;
 }
 
+/* One size tuple of the command line (--size's, or a --tuple's) as an object. */
+static json_t *sizes_object(const struct size_override *sizes, int n) {
+    json_t *one = json_object();
+    for (int i = 0; i < n; i++)
+        json_object_set_new(one, sizes[i].name, json_integer(sizes[i].value));
+    return one;
+}
+
 json_t *session_sizes(space *s, const options *o, json_t **instances) {
     json_t *given = json_array();
     if (o->n_sizes) {
-        json_t *one = json_object();
-        for (int i = 0; i < o->n_sizes; i++)
-            json_object_set_new(one, o->sizes[i].name, json_integer(o->sizes[i].value));
-        json_array_append_new(given, one);
+        json_array_append_new(given, sizes_object(o->sizes, o->n_sizes));
     } else if (o->n_tuples) {
-        for (int t = 0; t < o->n_tuples; t++) {
-            json_t *one = json_object();
-            for (int i = 0; i < o->tuples[t].n; i++)
-                json_object_set_new(one, o->tuples[t].sizes[i].name,
-                                    json_integer(o->tuples[t].sizes[i].value));
-            json_array_append_new(given, one);
-        }
+        for (int t = 0; t < o->n_tuples; t++)
+            json_array_append_new(given, sizes_object(o->tuples[t].sizes, o->tuples[t].n));
     } else {
         json_array_extend(given, json_object_get(space_problem(s), "tune"));
     }
@@ -141,7 +141,8 @@ bool session_current(space *s, json_t *rec) {
         same = !strcmp(hash, json_string_value(json_object_get(rec, "source_hash")));
     } else {
         char *invalid = NULL;
-        if (space_validate(s, &d, &params, false, &invalid)) { /* the template's fault, not the record's */
+        if (space_validate(s, &d, &params, false,
+                           &invalid)) { /* the template's fault, not the record's */
             char *desc = config_describe(&params);
             space_template_failed(s, desc, err ? err : "no message");
             free(desc);

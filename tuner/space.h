@@ -63,8 +63,7 @@ char *space_render(space *s, const device_info *dev, const config *values, const
  * space on dev: every parameter that applies has a value (with `whole`,
  * every launch parameter too: a named config is launched as declared), none
  * other has one, the constraints hold. false and *err otherwise. */
-bool space_validate(space *s, const device_info *dev, const config *values, bool whole,
-                    char **err);
+bool space_validate(space *s, const device_info *dev, const config *values, bool whole, char **err);
 /* A template that fails to render a variant the space accepts is an error
  * of the template, not a stale record: said once (with err), and remembered
  * so that emit writes no header over a good one. */

@@ -55,8 +55,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
     }
     for (long long m0 = 0; m0 < M; m0 += kRowsPerLaunch) {
         const int rows = (int)(M - m0 < kRowsPerLaunch ? M - m0 : kRowsPerLaunch);
-        const float* a = A ? A + m0 * lda : A;  // null where K = 0
-        const cudaError_t e = launch_kernel(rows, N, K, alpha, a, lda, B, ldb, beta, C + m0 * ldc, ldc, stream);
+        const cudaError_t e = launch_kernel(rows, N, K, alpha, A + m0 * lda, lda, B, ldb, beta, C + m0 * ldc, ldc, stream);
         if (e != cudaSuccess) return e;
     }
     return cudaSuccess;
