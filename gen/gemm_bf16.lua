@@ -234,24 +234,17 @@ launch(function(c, s, dev)
       persistent = c.cluster >= 4 or nil }
   end
   local ss = c.scratch_split or 1
-  if ss > 1 and c.split > 1 then
-    -- split_scratch: a tile's clusters of `split` CTAs are a grid row each;
-    -- a counter per CTA (its row slice of the tile: whole 256-byte lines,
-    -- cleared at a launch), then each slice's ss slots of fp32 sums
-    local ctas = blocks * c.split
-    local counters = ceil_div(ctas, 64) * 64 * 4
-    return { grid = { ctas, ss }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
-      tensor_maps = maps, scratch = counters + blocks * ss * c.rows * c.bn * 4, scratch_zero = counters }
-  end
   if ss > 1 then
-    -- a counter per tile (whole 256-byte lines: the prefix cleared at a
-    -- launch), then each tile's ss partial tiles of fp32 sums; a tile's CTAs
-    -- are a grid row each (last), or blocks u * ss .. u * ss + ss - 1 (spread)
-    local ctas = blocks * c.cluster
+    -- a counter per CTA of a grid row (whole 256-byte lines: the prefix
+    -- cleared at a launch): per tile, or under split_scratch per row slice
+    -- of it, a cluster of `split` CTAs; then each tile's ss partial tiles of
+    -- fp32 sums. A tile's CTAs are a grid row each (last, split_scratch), or
+    -- blocks u * ss .. u * ss + ss - 1 (spread)
+    local ctas = blocks * c.cluster * c.split
     local counters = ceil_div(ctas, 64) * 64 * 4
     return { grid = c.scratch_sum == "spread" and { ctas * ss } or { ctas, ss }, block = { c.threads },
       smem = c.smem_bytes, resident = 1, min_cc = 90,
-      tensor_maps = maps, scratch = counters + ctas * ss * c.rows * c.bn * 4, scratch_zero = counters }
+      tensor_maps = maps, scratch = counters + blocks * c.cluster * ss * c.rows * c.bn * 4, scratch_zero = counters }
   end
   -- persistent: clusters of 4 or more, so that the runner and the header
   -- launch only as many as fit at once (30 of 4 on the H200, not 132 / 4;
