@@ -52,11 +52,9 @@ struct gemm_buffers {
     long wrong_rows(double tol) const {
         std::vector<T> got(lc());
         if (cudaMemcpy(got.data(), C, got.size() * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess) return M;
-        unsigned char bytes[sizeof(T)];
-        memset(bytes, 0x3c, sizeof bytes);
-        T c0;
-        memcpy(static_cast<void*>(&c0), bytes, sizeof c0);
-        const double old = 0.5 * get(c0);
+        unsigned char c0[sizeof(T)];
+        memset(c0, 0x3c, sizeof c0);
+        const double old = 0.5 * at(c0);
         double in[13];  // alloc()'s fill of A and B: element i is in[i % 13]
         for (int x = 0; x < 13; x++) in[x] = get(make((float)x / 13.f - 0.5f));
         long bad = 0;
@@ -82,12 +80,10 @@ inline __nv_bfloat16 make_bf16(float x) { return __float2bfloat16(x); }
 inline float get_bf16(__nv_bfloat16 x) { return __bfloat162float(x); }
 struct call : gemm_buffers<__nv_bfloat16, make_bf16, get_bf16> {
     static constexpr double tol = 1.0 / 256;  // C rounded to bf16
-    cudaError_t run(cudaStream_t s) const {
-        return bartune_gemm_bf16(0, 0, M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
+    cudaError_t run_with(int k, float alpha, float beta, cudaStream_t s = 0) const {
+        return bartune_gemm_bf16(0, 0, M, N, k, alpha, A, K, B, N, beta, C, ldc, s);
     }
-    cudaError_t run_with(int k, float alpha, float beta) const {
-        return bartune_gemm_bf16(0, 0, M, N, k, alpha, A, K, B, N, beta, C, ldc, 0);
-    }
+    cudaError_t run(cudaStream_t s) const { return run_with(K, 1.0f, 0.5f, s); }
     bartune_gemm_bf16_path_t path() const {
         return bartune_gemm_bf16_path(0, 0, M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc);
     }
@@ -125,12 +121,10 @@ static const bool arch_specific = false;
 inline float make_float(float x) { return x; }
 struct call : gemm_buffers<float, make_float, make_float> {
     static constexpr double tol = 1e-5;
-    cudaError_t run(cudaStream_t s) const {
-        return bartune_sgemm(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc, s);
+    cudaError_t run_with(int k, float alpha, float beta, cudaStream_t s = 0) const {
+        return bartune_sgemm(M, N, k, alpha, A, K, B, N, beta, C, ldc, s);
     }
-    cudaError_t run_with(int k, float alpha, float beta) const {
-        return bartune_sgemm(M, N, k, alpha, A, K, B, N, beta, C, ldc, 0);
-    }
+    cudaError_t run(cudaStream_t s) const { return run_with(K, 1.0f, 0.5f, s); }
     bartune_sgemm_path_t path() const { return bartune_sgemm_path(M, N, K, 1.0f, A, K, B, N, 0.5f, C, ldc); }
 };
 static call big() { return {{256, 256, 16384, 256}}; }
