@@ -68,19 +68,6 @@ end })
 param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
   return c.tm == 8 and c.tn == 8 and c.frag ~= "k2" and c.producer == "cp_async" and c.a_layout == "k"
 end })
--- How a k-tile's 4-byte copies (cp.async into A's k-major stage; B's where
--- its rows are not 16-byte aligned: lda or ldb not a multiple of 4, as at
--- 3001 x 2999 x 4097) fall to threads: four consecutive elements a thread
--- ("units", as its 16-byte copies), or one element a thread with consecutive
--- threads on consecutive elements ("lanes"): a warp's copy one run of 128
--- bytes where units spans 512, and B's stage stored without the 4-way bank
--- conflicts of units. At the 3001 shape the best's four producer warps
--- issue 24 4-byte copies a k-tile each (templates/sgemm/load_cp_async.cuh).
--- Declared with "units" as the default (the records stay current). Not yet
--- measured (NOTES.md 2026-12-05).
-param("copy4", { "units", "lanes" }, { default = "units", when = function(c)
-  return c.fma_order ~= nil and c.bm == 64 and c.bn >= 128 and c.bk >= 16
-end })
 param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,

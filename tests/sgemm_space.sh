@@ -91,11 +91,5 @@ twin_renders scratch_sum last spread barrier=mbarrier producer=cp_async producer
     stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16
 "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/sum.ptx" "$tmp/scratch_sum_spread.cu" || { echo "nvcc -ptx: scratch_sum=spread"; fail=1; }
 check "scratch_sum=spread" "$tmp/sum.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32'
-# copy4: lanes copies A's k-major stage, and B's rows where unaligned, one
-# element a thread (the 3001 x 2999 x 4097 best's kind; no spills)
-twin_renders copy4 units lanes barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 \
-    warp=block stages=4 a_layout=k raster=grouped min_blocks=1 fma_order=rows
-grep -q 'issue_b_lanes<false>(g, k0, ptid, Bs)' "$tmp/copy4_lanes.cu" && ! grep -q 'issue_a_lanes' "$tmp/copy4_units.cu" ||
-    { echo "copy4=lanes: the lanes copies are not where they belong"; fail=1; }
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail
