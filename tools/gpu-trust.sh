@@ -45,6 +45,9 @@
 #   header-bench   kernels/gemm_bf16.cuh called as a program does, beside cuBLAS (tools/header-bench.cu)
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
 #   tune-pipeline  the pipeline space (PIPE_ARGS: e.g. a strategy; run emits)
+#   h200    stop (exit 3) unless the GPU is an H200: the phases after it are the H200's (its
+#           records, headers, figures); a call for an H200 may get an H100, and can fall back
+#           to card-independent work: gpu-trust.sh "h200 tune-sgemm"; [ $? = 3 ] && gpu-trust.sh twins
 #   pack    results/ and kernels/ as $OUT/results.tgz
 #   gpu     ctest -L gpu
 #   only    ctest -R "$ONLY" (GPU tests by name, after a fix)
@@ -414,6 +417,9 @@ for line in sys.stdin:
           echo "run rc=$?"
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-pipeline.log" | cut -c1-200
           statuses results/*/pipeline.jsonl ;;
+    h200) card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+          [[ $card == *H200* ]] ||
+              { echo "gpu-trust.sh: this GPU is '$card', not an H200: the phases after h200 did not run"; exit 3; } ;;
     pack) pack_results ;;
     gpu) (cd build && ctest -L gpu -j5 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
