@@ -417,9 +417,10 @@ for line in sys.stdin:
           echo "run rc=$?"
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-pipeline.log" | cut -c1-200
           statuses results/*/pipeline.jsonl ;;
-    h200) card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-          [[ $card == *H200* ]] ||
-              { echo "gpu-trust.sh: this GPU is '$card', not an H200: the phases after h200 did not run"; exit 3; } ;;
+    h200) # the key the records are filed under, as bartune itself names this GPU
+          card=$($b devices 2>&1 | head -1)
+          [[ $card == "GPU 0: nvidia-h200-sm90:"* ]] ||
+              { echo "gpu-trust.sh: not the H200 ($card): the phases after h200 did not run"; exit 3; } ;;
     pack) pack_results ;;
     gpu) (cd build && ctest -L gpu -j5 --output-on-failure) >"$out/ctest-gpu.log" 2>&1
          grep -E "tests passed|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -20 ;;
