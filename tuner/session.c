@@ -141,8 +141,8 @@ bool session_current(space *s, json_t *rec) {
         same = !strcmp(hash, json_string_value(json_object_get(rec, "source_hash")));
     } else {
         char *invalid = NULL;
-        if (space_validate(s, &d, &params, false,
-                           &invalid)) { /* the template's fault, not the record's */
+        /* a variant the space accepts: the template's fault, not the record's */
+        if (space_validate(s, &d, &params, false, &invalid)) {
             char *desc = config_describe(&params);
             space_template_failed(s, desc, err ? err : "no message");
             free(desc);
