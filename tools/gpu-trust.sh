@@ -33,7 +33,7 @@
 #   ncu-mix        ncu at 4096^3 of each sgemm config of NCU_CONFIGS (';'-separated) and of
 #                  cuBLAS's kernel through bench: issue, warp states, executed instruction mix
 #   bench-sgemm    bench of sgemm's recorded bests beside cuBLAS, the floor and each kind
-#   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb])
+#   bench-gemm     the same for gemm_bf16 at GEMM_SHAPES (MxNxK[:transa,transb]; BENCH_ONE=1: one run)
 #   twins          every variant of each gemm_bf16 (TWINS_SPACE=sgemm: sgemm) selection of GEMM_TWINS measured again side by side (--retime)
 #   tune-gemm-regions  gemm_bf16 regions of GEMM_REGIONS ("MxNxK[:ta,tb]|k=v...;..."), ils, BUDGET s each; emit
 #   ncu-gemm       ncu of gemm_bf16's NCU_CONFIG at NCU_SHAPE and of cuBLAS's kernel there (bench)
@@ -357,7 +357,20 @@ for line in sys.stdin:
               grep -E "Duration|SM Active Cycles|sm__cycles_active|Achieved Occupancy|Eligible Warps|Waves Per SM|Cluster|Stall|L2 Hit|Mem Busy|Max Bandwidth" \
                   "$out/ncu-tallk-$sp.log" | head -24
           done ;;
-    bench-gemm) # bench of gemm_bf16's recorded bests (GEMM_SHAPES as tune-gemm's) beside cuBLAS and each kind
+    bench-gemm) # bench of gemm_bf16's recorded bests (GEMM_SHAPES as tune-gemm's) beside cuBLAS and each kind;
+          # BENCH_ONE=1: every shape in one bench run (--tuple each: the issue's table from one run)
+          if [ -n "${BENCH_ONE:-}" ]; then
+              tuples=()
+              for sh in ${GEMM_SHAPES:-4096x4096x4096 4096x4096x4096:0,1}; do
+                  tuples+=(--tuple "$(gemm_tuple "$sh")")
+              done
+              # shellcheck disable=SC2086 # BENCH_ARGS are words
+              timeout "${BENCH_TIMEOUT:-540}" $b bench gen/gemm_bf16.lua "${tuples[@]}" ${BENCH_ARGS:-} \
+                  >>"$out/bench-gemm.log" 2>&1
+              echo "bench, $((${#tuples[@]} / 2)) size tuples in one run: rc=$?"
+              grep -E "^gemm_bf16 on|tuned best|cuBLAS" "$out/bench-gemm.log" | cut -c1-160
+              continue
+          fi
           for sh in ${GEMM_SHAPES:-4096x4096x4096 4096x4096x4096:0,1}; do
               # shellcheck disable=SC2046 # the sizes are words
               # shellcheck disable=SC2086 # BENCH_ARGS are words (e.g. --sustain 0)
