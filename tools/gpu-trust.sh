@@ -15,7 +15,8 @@
 #   tune-gemm      gemm_bf16's shapes (GEMM_SHAPES: MxNxK or MxNxK:transa,transb) in one run,
 #                  ils, BUDGET s each (BUDGET_N: that many configurations instead; after a change
 #                  of the checks the first is the tuple's old best: a re-verification), the run
-#                  cut at TUNE_TIMEOUT s (540); emit
+#                  cut at TUNE_TIMEOUT s (540); emit. TUNE_ARGS: more of run's options
+#                  (e.g. --warm-from nvidia-h200-sm90: a new card starts from the H200's bests)
 #   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (or BUDGET_N
 #                  configurations; run emits)
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
@@ -207,8 +208,9 @@ for line in sys.stdin:
           for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
               tuples+=(--tuple "$(gemm_tuple "$sh")")
           done
+          # shellcheck disable=SC2086 # TUNE_ARGS are words
           timeout "${TUNE_TIMEOUT:-540}" $b run "gen/$gs.lua" "${tuples[@]}" --strategy ils \
-              --budget "${BUDGET_N:-${BUDGET:-30}s}" --timeout 3 --no-emit >>"$out/tune-gemm.log" 2>&1
+              --budget "${BUDGET_N:-${BUDGET:-30}s}" --timeout 3 --no-emit ${TUNE_ARGS:-} >>"$out/tune-gemm.log" 2>&1
           echo "$gs, $((${#tuples[@]} / 2)) size tuples: run rc=$? ($(date +%T))"
           grep -E "records by status|^  #1 " "$out/tune-gemm.log" | cut -c1-200
           pack_results
@@ -262,8 +264,9 @@ for line in sys.stdin:
           grep -hE "^  [a-zA-Z_0-9]+.*\(|Duration|Registers Per|Block Size|Grid Size|Cluster|cluster_dim|gmma|lts__|L2 Cache Throughput|DRAM Throughput|Memory Throughput|Compute \(SM\)|Shared Memory Config|Dynamic Shared|Waves|Warp Cycles Per Issued|Stall" \
               "$out"/ncu-gemm*.log | head -90 ;;
     tune-sgemm) # the eight shapes in one run (one expansion), ils, SGEMM_BUDGET s each; then emit
+          # shellcheck disable=SC2086 # TUNE_ARGS are words
           timeout "${SGEMM_TIMEOUT:-540}" $b run gen/sgemm.lua --strategy ils --budget "${BUDGET_N:-${SGEMM_BUDGET:-45}s}" \
-              --timeout 3 >"$out/tune-sgemm.log" 2>&1
+              --timeout 3 ${TUNE_ARGS:-} >"$out/tune-sgemm.log" 2>&1
           echo "run rc=$?"
           # a run cut by the timeout has recorded what it measured but not emitted
           $b emit gen/sgemm.lua 2>&1 | tail -1
