@@ -85,6 +85,28 @@ mine=$(ls "$tmp"/x/r/*/pipeline.jsonl | grep -v other-gpu)
 first=$(head -1 "$mine" | grep -o '"median_ms":[0-9.]*')
 [ -n "$best" ] && [ "$first" = "$best" ] ||
     fail "--warm-from: the first candidate took ${first:-nothing}, the other device's best ${best:-nothing}"
+# ... and from the other device's best at these sizes before this device's
+# own records at other sizes (the shape decides more than the card): here
+# this device ran only n=1000's slowest config, at n=2000, so its best
+# there is not the other's (the fake runner times a cubin the same at every
+# size and device)
+own=$(basename "$(dirname "$mine")")
+mkdir -p "$tmp/x/y/other-gpu-sm90"
+cp "$file" "$tmp/x/y/other-gpu-sm90/pipeline.jsonl"
+slow=$(grep '"n":1000' "$file" | grep '"status":"ok"' | python3 -c '
+import json, sys
+r = max((json.loads(l) for l in sys.stdin), key=lambda r: r["median_ms"])
+print(" ".join(f"{k}={v}" for k, v in r["config"].items()))')
+# shellcheck disable=SC2086 # the config's k=v are words
+FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua $slow --size n=2000 --runner "$root/tests/fake_runner.sh" \
+    --results "$tmp/x/y" --kernels "$tmp/x/k" --cache "$tmp/c" --no-emit >/dev/null 2>"$tmp/x-y0.err" ||
+    { cat "$tmp/x-y0.err"; fail "the slowest config at n=2000 failed"; }
+xrun y other-gpu-sm90
+grep -q "starts from the fastest of 1 other size tuple(s) recorded for this device and 2 landscape(s) of 1 other device(s) (1 at these sizes first)" \
+    "$tmp/x-y.err" || fail "--warm-from beside this device's records: $(head -5 "$tmp/x-y.err")"
+first=$(grep '"n":1000' "$tmp/x/y/$own/pipeline.jsonl" | head -1 | grep -o '"median_ms":[0-9.]*')
+[ -n "$best" ] && [ "$first" = "$best" ] ||
+    fail "--warm-from beside this device's records: the first candidate took ${first:-nothing}, the other device's best at these sizes ${best:-nothing}"
 cp -r "$tmp/x/r" "$tmp/x/cold" && rm -f "$tmp"/x/cold/fake*/pipeline.jsonl
 xrun cold none
 grep -q "starts cold (--warm-from none)" "$tmp/x-cold.err" || fail "--warm-from none: $(head -5 "$tmp/x-cold.err")"

@@ -408,18 +408,30 @@ static int next_asked(run_ctx *c, work_item *it) {
     return NEXT_ITEM;
 }
 
-/* Another device's records (run --warm-from): its landscapes, the same
- * size tuple first, appended to the warm list. */
+/* Another device's records (run --warm-from): its landscape at these very
+ * sizes goes to `same`, the others (nearest first) to `warm`. */
 typedef struct {
     run_ctx *c;
-    json_t *warm;
+    json_t *warm, *same;
     int devices;
 } warm_ctx;
 
-/* The landscapes of a records file at c's sizes, the same size tuple
- * first, appended to warm; how many (0 for a file that cannot be read,
- * said as `what`'s warning). */
-static size_t warm_append(run_ctx *c, json_t *warm, const char *path, const char *what) {
+/* Whether a landscape (records of one size tuple) is at c's sizes. */
+static bool at_these_sizes(run_ctx *c, json_t *land) {
+    json_t *z = json_object_get(json_array_get(land, 0), "sizes");
+    json_t *a = z ? space_full_sizes(c->s, z) : NULL, *b = space_full_sizes(c->s, c->sizes);
+    bool eq = json_equal(a ? a : z, b ? b : c->sizes);
+    json_decref(a);
+    json_decref(b);
+    return eq;
+}
+
+/* The landscapes of a records file at c's sizes, the nearest first,
+ * appended to warm (the one at these very sizes to same where same is
+ * given); how many (0 for a file that cannot be read, said as `what`'s
+ * warning). */
+static size_t warm_append(run_ctx *c, json_t *warm, json_t *same, const char *path,
+                          const char *what) {
     int dropped;
     char *err = NULL;
     json_t *recs = results_load(path, NULL, &dropped, &err), *near, *l;
@@ -430,7 +442,7 @@ static size_t warm_append(run_ctx *c, json_t *warm, const char *path, const char
     }
     near = results_landscapes_near(recs, c->sizes, false, space_full_sizes, c->s);
     size_t i, n = json_array_size(near);
-    json_array_foreach(near, i, l) json_array_append(warm, l);
+    json_array_foreach(near, i, l) json_array_append(same && at_these_sizes(c, l) ? same : warm, l);
     json_decref(near);
     json_decref(recs);
     return n;
@@ -442,7 +454,7 @@ static bool warm_each(void *ctx, const char *key, const char *path) {
     if (!strcmp(key, w->c->lanes[0]->g.key) ||
         (strcmp(o->warm_from, "all") && strcmp(o->warm_from, key)))
         return true;
-    w->devices += warm_append(w->c, w->warm, path, "--warm-from") > 0;
+    w->devices += warm_append(w->c, w->warm, w->same, path, "--warm-from") > 0;
     return true;
 }
 
@@ -454,11 +466,14 @@ static size_t warm_extended(run_ctx *c, json_t *warm, char **names) {
     json_t *bases = json_object_get(space_problem(c->s), "space_extends"), *name;
     size_t i, n = 0;
     json_array_foreach(bases, i, name) {
-        char *path = xasprintf("%s/%s/%s.jsonl", c->o->results, c->lanes[0]->g.key, json_string_value(name));
-        size_t got = file_exists(path) ? warm_append(c, warm, path, "the space it extends") : 0;
+        char *path =
+            xasprintf("%s/%s/%s.jsonl", c->o->results, c->lanes[0]->g.key, json_string_value(name));
+        size_t got =
+            file_exists(path) ? warm_append(c, warm, NULL, path, "the space it extends") : 0;
         free(path);
         if (got) {
-            char *more = xasprintf("%s%s%s", *names ? *names : "", *names ? ", " : "", json_string_value(name));
+            char *more = xasprintf("%s%s%s", *names ? *names : "", *names ? ", " : "",
+                                   json_string_value(name));
             free(*names);
             *names = more;
         }
@@ -500,11 +515,15 @@ static json_t *verified_before(run_ctx *c) {
 
 /* What a search starts from: this tuple's records verified under other
  * checks (their best first: after a change of the checks a search verifies
- * the old bests again before it explores), then the fastest of this
- * device's other size tuples, the nearest first (recorded timings under any
- * checks: they only order the first candidates asked), then those of the
- * devices --warm-from names; nothing with --warm-from none. Says so on
- * stderr. */
+ * the old bests again before it explores), then the devices --warm-from
+ * names at these very sizes, then the fastest of this device's other size
+ * tuples, the nearest first (recorded timings under any checks: they only
+ * order the first candidates asked), then the other devices' other tuples;
+ * nothing with --warm-from none. The same shape on another card before
+ * another shape on this one: the shape decides more than the card (an H100
+ * warm from the H200 with this device's other tuples first measured none of
+ * the H200's tall-K kinds in six tries, and its best took 2.1x the H200's
+ * best kind there; NOTES.md, twenty-seventh session). Says so on stderr. */
 static json_t *warm_landscapes(run_ctx *c) {
     const options *o = c->o;
     if (o->warm_from && !strcmp(o->warm_from, "none")) {
@@ -525,9 +544,13 @@ static json_t *warm_landscapes(run_ctx *c) {
         json_decref(before);
     }
     size_t own = json_array_size(warm) - (again ? 1 : 0);
-    warm_ctx w = {c, warm, 0};
+    warm_ctx w = {c, warm, json_array(), 0};
     bool ok = true;
     if (o->warm_from) results_each_device(o->results, space_name(c->s), true, warm_each, &w, &ok);
+    size_t i, same = json_array_size(w.same);
+    for (i = 0; i < same; i++)
+        json_array_insert(warm, (again ? 1 : 0) + i, json_array_get(w.same, i));
+    json_decref(w.same);
     if (o->warm_from && !w.devices)
         msg_warn("--warm-from %s: no records of %s for %s under %s", o->warm_from, space_name(c->s),
                  !strcmp(o->warm_from, "all") ? "another device" : "that device", o->results);
@@ -539,6 +562,7 @@ static json_t *warm_landscapes(run_ctx *c) {
                 "bartune: strategy %s starts from the fastest of %zu other size tuple(s) "
                 "recorded for this device and %zu landscape(s) of %d other device(s)",
                 o->strategy, own, others, w.devices);
+        if (same) fprintf(stderr, " (%zu at these sizes first)", same);
         if (based) fprintf(stderr, ", then %zu of the space it extends (%s)", based, base);
         fprintf(stderr, "\n");
     }
