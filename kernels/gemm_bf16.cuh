@@ -20,7 +20,7 @@
 #include <mutex>
 
 #include "portable/gemm_bf16.cuh"
-#include "nvidia-h200-sm90/gemm_bf16.cuh"
+#include "nvidia-h100-80gb-hbm3-sm90/gemm_bf16.cuh"
 
 // The entry points: inline, or defined once where gemm_bf16.cu (the compiled-once
 // form; other units include gemm_bf16.h) defines BARTUNE_GEMM_BF16_COMPILED_ONCE.
@@ -39,7 +39,7 @@ struct bt_tuned {
     const char *flags;
 };
 static const bt_tuned bt_tuned_on[] = {
-    {"nvidia-h200-sm90", "NVIDIA H200", 9, 0, 132, "-gencode=arch=compute_90a,code=sm_90a"},
+    {"nvidia-h100-80gb-hbm3-sm90", "NVIDIA H100 80GB HBM3", 9, 0, 132, "-gencode=arch=compute_90a,code=sm_90a"},
 };
 constexpr int bt_n_tuned = 1;
 
@@ -123,89 +123,79 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     int bt_pick = -1;
     double bt_best = 1e300, bt_d;
     bool bt_tuned_for = false;
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v2::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v3::usable() && (bt_d = 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v4::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 3;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v5::usable() && (bt_d = 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 4;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v6::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 5;
+    }
     if (bt_on == 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v1::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 6;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v8::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 7;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v9::usable() && (bt_d = 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 8;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v10::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 9;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::usable() && (bt_d = 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 10;
+    }
+    if (bt_on == 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v12::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 16384.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 11;
     }
     if (bt_on == 0 && transa == 1 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v2::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v13::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 12;
     }
     if (bt_on == 0 && transa == 1 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v3::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 1) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v4::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 3;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 1) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v5::usable() && (bt_d = 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 4;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 1) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v6::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 5;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 1) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v7::usable() && (bt_d = 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 6;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 1) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v8::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 16384.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 7;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 0) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v9::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 8;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 0) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v10::usable() && (bt_d = 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 9;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 0) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v11::usable() && (bt_d = 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 10;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 0) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v12::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 11;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 0) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v13::usable() && (bt_d = 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 12;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 0) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v14::usable() && (bt_d = 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 13;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 1) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v15::usable() && (bt_d = 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 14;
-    }
-    if (bt_on == 0 && transa == 0 && transb == 0) {
-        bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v16::usable() && (bt_d = 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 15;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v14::usable() && (bt_d = 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 13;
     }
     (void)bt_d;
     (void)bt_best;
     switch (bt_pick) {
-    case 0: return {0, bartune_gemm_bf16_nvidia_h200_sm90_v1::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 1: return {1, bartune_gemm_bf16_nvidia_h200_sm90_v2::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 2: return {2, bartune_gemm_bf16_nvidia_h200_sm90_v3::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 3: return {3, bartune_gemm_bf16_nvidia_h200_sm90_v4::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 4: return {4, bartune_gemm_bf16_nvidia_h200_sm90_v5::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 5: return {5, bartune_gemm_bf16_nvidia_h200_sm90_v6::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 6: return {6, bartune_gemm_bf16_nvidia_h200_sm90_v7::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 7: return {7, bartune_gemm_bf16_nvidia_h200_sm90_v8::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 8: return {8, bartune_gemm_bf16_nvidia_h200_sm90_v9::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 9: return {9, bartune_gemm_bf16_nvidia_h200_sm90_v10::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 10: return {10, bartune_gemm_bf16_nvidia_h200_sm90_v11::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 11: return {11, bartune_gemm_bf16_nvidia_h200_sm90_v12::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 12: return {12, bartune_gemm_bf16_nvidia_h200_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 13: return {13, bartune_gemm_bf16_nvidia_h200_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 14: return {14, bartune_gemm_bf16_nvidia_h200_sm90_v15::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 15: return {15, bartune_gemm_bf16_nvidia_h200_sm90_v16::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 0: return {0, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v1::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 1: return {1, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v2::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 2: return {2, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v3::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 3: return {3, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v4::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 4: return {4, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v5::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 5: return {5, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v6::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 6: return {6, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 7: return {7, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v8::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 8: return {8, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v9::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 9: return {9, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v10::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 10: return {10, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 11: return {11, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v12::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 12: return {12, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 13: return {13, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
         if (!bt_tuned_for)
             return {-1, "no variant was tuned on this device at the call's transa, transb (add a size tuple with them to the problem's tune list)"};
@@ -215,22 +205,20 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
 
 // The variants' names, as bartune_gemm_bf16_variant gives them.
 static const char *const bt_names[] = {
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two ",
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warp stages=4 cluster=2 grid=persistent raster=grouped epilogue=direct ",
-    "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=direct ",
-    "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=pingpong order=mbarrier producer=warp stages=6 cluster=1 grid=persistent raster=row epilogue=tma ",
-    "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=4096 ldc=128 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store ",
-    "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=256 ldc=4096 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
-    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=4 cluster=1 grid=tile raster=row epilogue=direct split_one=8 ",
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two ",
-    "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box ",
-    "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
-    "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
-    "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
-    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
-    "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
-    "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 scratch_split=4 ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_ahead=box ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=1: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=4096 ldc=128 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=256 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 scratch_split=4 ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
     "portable"};
 }  // namespace bartune_gemm_bf16_dispatch
 
@@ -246,7 +234,7 @@ struct bartune_gemm_bf16_path_t {
 #endif
 BARTUNE_GEMM_BF16_ENTRY bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
     const bartune_gemm_bf16_dispatch::bt_path p = bartune_gemm_bf16_dispatch::choose(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 16 : p.variant], p.why};
+    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 14 : p.variant], p.why};
 }
 
 // The variant bartune_gemm_bf16 runs for this call on the current device, and why
@@ -262,22 +250,20 @@ BARTUNE_GEMM_BF16_ENTRY const char *bartune_gemm_bf16_variant(int transa, int tr
 BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc, cudaStream_t stream = 0) {
     if (!(transa == 0 || transa == 1) || !(transb == 0 || transb == 1)) return cudaErrorInvalidValue;
     switch (bartune_gemm_bf16_dispatch::choose(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc).variant) {
-    case 0: return bartune_gemm_bf16_nvidia_h200_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 1: return bartune_gemm_bf16_nvidia_h200_sm90_v2::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 2: return bartune_gemm_bf16_nvidia_h200_sm90_v3::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 3: return bartune_gemm_bf16_nvidia_h200_sm90_v4::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 4: return bartune_gemm_bf16_nvidia_h200_sm90_v5::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 5: return bartune_gemm_bf16_nvidia_h200_sm90_v6::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 6: return bartune_gemm_bf16_nvidia_h200_sm90_v7::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 7: return bartune_gemm_bf16_nvidia_h200_sm90_v8::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 8: return bartune_gemm_bf16_nvidia_h200_sm90_v9::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 9: return bartune_gemm_bf16_nvidia_h200_sm90_v10::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 10: return bartune_gemm_bf16_nvidia_h200_sm90_v11::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 11: return bartune_gemm_bf16_nvidia_h200_sm90_v12::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 12: return bartune_gemm_bf16_nvidia_h200_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 13: return bartune_gemm_bf16_nvidia_h200_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 14: return bartune_gemm_bf16_nvidia_h200_sm90_v15::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 15: return bartune_gemm_bf16_nvidia_h200_sm90_v16::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 0: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 1: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v2::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 2: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v3::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 3: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v4::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 4: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v5::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 5: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v6::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 6: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 7: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v8::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 8: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v9::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 9: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v10::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 10: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 11: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v12::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 12: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 13: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     default: return bartune_gemm_bf16_portable::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     }
 }

@@ -313,9 +313,10 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
 // (gen/problems/gemm_bf16.lua) and the binary holds its sm_90a code (the
 // dispatcher's usable()); otherwise the simt kernel, which takes any leading
 // dimension and layout. BLAS's conventions: M or N = 0 is a no-op, K = 0
-// scales C by beta; a layout other than 0 or 1, a null matrix a non-empty
-// call reads or writes, a leading dimension below its stored row, or a size
-// within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// or alpha = 0 scales C by beta (the plain kernel, A and B not read); a
+// layout other than 0 or 1, a null matrix a non-empty call reads or writes,
+// a leading dimension below its stored row, or a size within 4096 of
+// INT_MAX, is cudaErrorInvalidValue.
 // The kernels' tile arithmetic is 32-bit: a size within a few tiles of
 // INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
 // whole one), so such calls are refused rather than computed wrong.
@@ -328,6 +329,22 @@ inline bool shape_ok(int transa, int transb, int M, int N, int K, const void* A,
         return false;
     const bool empty = M == 0 || N == 0;
     return empty || (C && (K == 0 || (A && B)));
+}
+// The simt kernel's grid has a block per 64 x 64 tile of C, its rows along
+// y, where a grid has at most 65535 blocks: a call of more rows runs as
+// launches of kSimtRows rows each, A's and C's pointers moved to them (A's
+// columns where it is stored K x M; each element's sum is as in one launch).
+constexpr long long kSimtRows = 65535LL * kSimtTile;
+template <typename Launch>
+inline cudaError_t by_rows(int transa, int M, const __nv_bfloat16* A, int lda, __nv_bfloat16* C, int ldc,
+                           Launch launch) {
+    for (long long m0 = 0; m0 < M; m0 += kSimtRows) {
+        const int rows = (int)(M - m0 < kSimtRows ? M - m0 : kSimtRows);
+        const __nv_bfloat16* a = A ? A + (transa ? m0 : m0 * lda) : A;  // null where K = 0
+        const cudaError_t e = launch(rows, a, C + m0 * ldc);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
 }
 inline const char* fallback_reason(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                    int lda, const __nv_bfloat16* B, int ldb, float beta,
@@ -343,6 +360,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
                        cudaStream_t stream) {
     if (!shape_ok(transa, transb, M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
     if (M == 0 || N == 0) return cudaSuccess;
-    return launch_kernel(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (alpha == 0.f) K = 0;  // BLAS: A and B not read (a NaN there never reaches C)
+    return by_rows(transa, M, A, lda, C, ldc, [&](int rows, const __nv_bfloat16* a, __nv_bfloat16* c) {
+        return launch_kernel(transa, transb, rows, N, K, alpha, a, lda, B, ldb, beta, c, ldc, stream);
+    });
 }
 }  // namespace bartune_gemm_bf16_portable
