@@ -10,7 +10,7 @@ set -u
 bartune=$1 nvcc=$2 root=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$root"
+cd "$root" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 cfg=(barrier=none chunk=stride consumer_warps=4 cvec=4 prefetch=0 blocks_per_sm=4)
 tune() { # CARD N

@@ -14,8 +14,12 @@ cudaError_t CUDARTAPI cudaGetDevice(int *device) {
     *device = 0;
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaPeekAtLastError(void) { return cudaSuccess; }
-cudaError_t CUDARTAPI cudaGetLastError(void) { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaPeekAtLastError(void) {
+    return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaGetLastError(void) {
+    return cudaSuccess;
+}
 cudaError_t CUDARTAPI cudaGetDeviceProperties(cudaDeviceProp *p, int) {
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", mock_name);
@@ -31,4 +35,3 @@ cudaError_t CUDARTAPI cudaFuncGetAttributes(cudaFuncAttributes *a, const void *)
     return cudaSuccess;
 }
 }
-
