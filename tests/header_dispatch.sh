@@ -4,7 +4,8 @@
 # tuned at two sizes, card B at one: B runs its own variant at its size and
 # A's at A's other size (a like device's exact size beats its own far one),
 # a card tuned on neither runs the nearest size, and another compute
-# capability the portable variant.
+# capability the portable variant. And emit removes a device's header once the
+# device has no variant left.
 # Usage: header_dispatch.sh BARTUNE NVCC ROOT
 set -u
 bartune=$1 nvcc=$2 root=$3
@@ -38,4 +39,14 @@ got=$(picks "Card C" 9 0 8 900000)
 got=$("$tmp/mock" "Card B" 8 0 4 1024)
 grep -q "^portable (no variant was tuned on a device of this compute capability)" <<<"$got" ||
     fail "another compute capability should run the portable variant: $got"
-echo "the header runs a device's own variant near its sizes, a like device's elsewhere, portable on others"
+# a device left with no verified variant: its old header goes (the dispatcher
+# no longer includes it); a file of the same name that bartune did not write stays
+mkdir -p "$tmp/k/mine" && echo "// my own" >"$tmp/k/mine/pipeline.cuh"
+rm -r "$tmp/r/card-b-sm90"
+"$bartune" emit gen/pipeline.lua --results "$tmp/r" --kernels "$tmp/k" >"$tmp/out" 2>&1 ||
+    fail "emit without card B: $(tail -3 "$tmp/out")"
+[ ! -e "$tmp/k/card-b-sm90/pipeline.cuh" ] && grep -q "removed .*card-b-sm90/pipeline.cuh" "$tmp/out" ||
+    fail "card B's header outlived its records: $(grep -v wrote "$tmp/out")"
+[ -f "$tmp/k/card-a-sm90/pipeline.cuh" ] && [ -f "$tmp/k/mine/pipeline.cuh" ] ||
+    fail "emit removed a header still included, or a file bartune did not write"
+echo "the header runs a device's own variant near its sizes, a like device's elsewhere, portable on others; a device's header goes with its last variant"
