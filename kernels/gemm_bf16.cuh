@@ -52,17 +52,15 @@ inline double bt_dist(double call, double tuned) { return fabs(log2((call + 1) /
 // same name, else 1 + |log2| of the SM counts' ratio. A call takes the variant
 // of least device + size distance, so a device tuned at a few sizes runs its
 // own variants near them and a like device's elsewhere.
-inline double bt_far(const char *name, int major, int minor, int sms, int i) {
+inline double bt_far(const cudaDeviceProp &p, int i) {
     const bt_tuned &t = bt_tuned_on[i];
-    if (t.major != major || t.minor != minor) return -1;
-    return strcmp(t.name, name) == 0 ? 0 : 1 + fabs(log2((double)sms / t.sms));
+    if (t.major != p.major || t.minor != p.minor) return -1;
+    return strcmp(t.name, p.name) == 0 ? 0 : 1 + fabs(log2((double)p.multiProcessorCount / t.sms));
 }
 
-// The current device: name, compute capability, SMs and how far each tuned
-// device is (like: any of its compute capability), read once per device.
+// The current device: how far each tuned device is from it (like: any is of its
+// compute capability), read once per device.
 struct bt_here {
-    char name[256];
-    int major, minor, sms;
     double far[bt_n_tuned + 1];
     bool like;
 };
@@ -85,15 +83,11 @@ inline const bt_here *here() {
                 if (!bt_pending) (void)cudaGetLastError();
                 return nullptr;  // not kept: a later call reads it again
             }
-            snprintf(bt_devs[bt_dev].name, sizeof bt_devs[bt_dev].name, "%s", bt_p.name);
-            bt_devs[bt_dev].major = bt_p.major;
-            bt_devs[bt_dev].minor = bt_p.minor;
-            bt_devs[bt_dev].sms = bt_p.multiProcessorCount;
-            bt_devs[bt_dev].like = false;
+            bt_here &bt_h = bt_devs[bt_dev];
+            bt_h.like = false;
             for (int i = 0; i < bt_n_tuned; i++) {
-                bt_devs[bt_dev].far[i] = bt_far(bt_p.name, bt_p.major, bt_p.minor,
-                                                bt_p.multiProcessorCount, i);
-                bt_devs[bt_dev].like = bt_devs[bt_dev].like || bt_devs[bt_dev].far[i] >= 0;
+                bt_h.far[i] = bt_far(bt_p, i);
+                bt_h.like = bt_h.like || bt_h.far[i] >= 0;
             }
             bt_ready[bt_dev].store(true, std::memory_order_release);
         }
