@@ -416,13 +416,12 @@ typedef struct {
     int devices;
 } warm_ctx;
 
-/* Whether a landscape (records of one size tuple) is at c's sizes. */
-static bool at_these_sizes(run_ctx *c, json_t *land) {
-    json_t *z = json_object_get(json_array_get(land, 0), "sizes");
-    json_t *a = z ? space_full_sizes(c->s, z) : NULL, *b = space_full_sizes(c->s, c->sizes);
-    bool eq = json_equal(a ? a : z, b ? b : c->sizes);
-    json_decref(a);
-    json_decref(b);
+/* Whether recorded size tuple z completes to c's sizes, whose completion is
+ * `at` (space_full_sizes of c->sizes, NULL where it has none). */
+static bool completes_to(run_ctx *c, json_t *z, json_t *at) {
+    json_t *f = z ? space_full_sizes(c->s, z) : NULL;
+    bool eq = z && json_equal(f ? f : z, at ? at : c->sizes);
+    json_decref(f);
     return eq;
 }
 
@@ -441,8 +440,13 @@ static size_t warm_append(run_ctx *c, json_t *warm, json_t *same, const char *pa
         return 0;
     }
     near = results_landscapes_near(recs, c->sizes, false, space_full_sizes, c->s);
+    json_t *at = same ? space_full_sizes(c->s, c->sizes) : NULL;
     size_t i, n = json_array_size(near);
-    json_array_foreach(near, i, l) json_array_append(same && at_these_sizes(c, l) ? same : warm, l);
+    json_array_foreach(near, i, l) {
+        json_t *z = json_object_get(json_array_get(l, 0), "sizes"); /* a landscape: one tuple */
+        json_array_append(same && completes_to(c, z, at) ? same : warm, l);
+    }
+    json_decref(at);
     json_decref(near);
     json_decref(recs);
     return n;
@@ -490,11 +494,7 @@ static json_t *verified_before(run_ctx *c) {
     json_t *at = space_full_sizes(c->s, c->sizes), *here = json_array(), *out = json_array();
     json_t *raw = results_sizes(c->store.records), *z, *rec;
     size_t i, k;
-    json_array_foreach(raw, i, z) {
-        json_t *f = space_full_sizes(c->s, z);
-        if (json_equal(f ? f : z, at ? at : c->sizes)) json_array_append(here, z);
-        json_decref(f);
-    }
+    json_array_foreach(raw, i, z) if (completes_to(c, z, at)) json_array_append(here, z);
     json_array_foreach(c->store.records, i, rec) {
         const char *st = json_string_value(json_object_get(rec, "status"));
         const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
