@@ -111,6 +111,12 @@ gemm_sizes() {
 }
 # the same as one --tuple's words
 gemm_tuple() { local w; w=$(gemm_sizes "$1"); echo "${w//--size /}"; }
+# GEMM_SHAPES (else the shapes of $1) as run's and bench's words, --tuple each, in the array tuples
+gemm_tuples() {
+    local sh
+    tuples=()
+    for sh in ${GEMM_SHAPES:-$1}; do tuples+=(--tuple "$(gemm_tuple "$sh")"); done
+}
 # sgemm regions one by one (each "M N K|k=v ...", ils BUDGET s; log $out/LOG.log), results.tgz
 # after each (a call cut at its limit keeps them), then emit
 sgemm_regions() { # LOG BUDGET REGION...
@@ -204,10 +210,7 @@ for line in sys.stdin:
           # so a run cut by TUNE_TIMEOUT keeps them), then emit; GEMM_SPACE=gemm_bf16_f32c:
           # that space instead
           gs=${GEMM_SPACE:-gemm_bf16}
-          tuples=()
-          for sh in ${GEMM_SHAPES:-4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384}; do
-              tuples+=(--tuple "$(gemm_tuple "$sh")")
-          done
+          gemm_tuples "4096x4096x4096 2048x2048x2048 1024x1024x1024 16384x128x4096 4096x4096x256 256x256x16384"
           # shellcheck disable=SC2086 # TUNE_ARGS are words
           timeout "${TUNE_TIMEOUT:-540}" $b run "gen/$gs.lua" "${tuples[@]}" --strategy ils \
               --budget "${BUDGET_N:-${BUDGET:-30}s}" --timeout 3 --no-emit ${TUNE_ARGS:-} >>"$out/tune-gemm.log" 2>&1
@@ -363,10 +366,7 @@ for line in sys.stdin:
     bench-gemm) # bench of gemm_bf16's recorded bests (GEMM_SHAPES as tune-gemm's) beside cuBLAS and each kind;
           # BENCH_ONE=1: every shape in one bench run (--tuple each: the issue's table from one run)
           if [ -n "${BENCH_ONE:-}" ]; then
-              tuples=()
-              for sh in ${GEMM_SHAPES:-4096x4096x4096 4096x4096x4096:0,1}; do
-                  tuples+=(--tuple "$(gemm_tuple "$sh")")
-              done
+              gemm_tuples "4096x4096x4096 4096x4096x4096:0,1"
               # shellcheck disable=SC2086 # BENCH_ARGS are words
               timeout "${BENCH_TIMEOUT:-540}" $b bench gen/gemm_bf16.lua "${tuples[@]}" ${BENCH_ARGS:-} \
                   >>"$out/bench-gemm.log" 2>&1
