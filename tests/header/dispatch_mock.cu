@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 // dispatch_mock_runtime.cpp (host code: nvcc's device runtime declares these too)
 extern const char *mock_name;
