@@ -25,6 +25,14 @@ awk -F'"median_ms":' '{ split($2, a, /[,}]/); if (n++ == 0 || a[1] < best) { bes
     END { exit rej }' "$f" || fail "the fastest record is a rejected one"
 "$bartune" show gen/pipeline.lua --records "$f" | grep -q "ok, $rejected rejected early on one timed launch" ||
     fail "show does not count the rejected records: $("$bartune" show gen/pipeline.lua --records "$f" | tail -1)"
+# without the records that were timed in full (as when they are stale or
+# gone), a rejected one is still no best: its check sizes never ran
+grep -v '"status":"ok"' "$f" >"$tmp/only.jsonl"
+grep '"rejected":true' "$f" >>"$tmp/only.jsonl"
+"$bartune" show gen/pipeline.lua --records "$tmp/only.jsonl" | grep -q "^no variant verified" ||
+    fail "show ranks a rejected record as a best: $("$bartune" show gen/pipeline.lua --records "$tmp/only.jsonl" | tail -3)"
+"$bartune" emit gen/pipeline.lua --records "$tmp/only.jsonl" --kernels "$tmp/ke" >"$tmp/emit.out" 2>&1
+grep -q "(0 tuned variants" "$tmp/emit.out" || fail "emit wrote a rejected variant into a header: $(cat "$tmp/emit.out")"
 run off 0
 grep -q '"rejected"' "$tmp"/off/*/pipeline.jsonl && fail "--reject 0 rejected something"
 "$bartune" run gen/pipeline.lua --reject 1.0 >/dev/null 2>&1
