@@ -66,6 +66,17 @@ measures=$(grep -c '"op": *"measure"' "$tmp/req1") gated=$(grep '"op": *"measure
 grep -q "^gated: " "$tmp/bench" || { echo "bench --gate does not say its launches are gated"; exit 1; }
 grep -q '"gated": *true' "$tmp"/rs/*/sgemm.bench.json || { echo "bench --gate saved no gated mark"; exit 1; }
 echo "bench --gate gates every measure it sends and says so"
+# stdout goes out in whole lines: in one log with stderr (>log 2>&1), the second
+# tuple's progress comes after the first tuple's table, not before it (stdout
+# held in a 4 KB buffer cut an H200 bench's rows with progress lines)
+"$bartune" run gen/sgemm.lua $sel ${fs/M=64/M=96} >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+"$bartune" bench gen/sgemm.lua ${fs%% --size*} --sustain 0 --tuple "M=64 N=64 K=64" --tuple "M=96 N=64 K=64" \
+    >"$tmp/both" 2>&1 || { cat "$tmp/both"; exit 1; }
+table=$(grep -n "^sgemm on .* M=64 " "$tmp/both" | cut -d: -f1)
+prep=$(grep -n '^preparing sgemm at {"M":96' "$tmp/both" | cut -d: -f1)
+[ -n "$table" ] && [ -n "$prep" ] && [ "$prep" -gt "$table" ] ||
+    { echo "bench's stdout and stderr out of order in one log: $(head -c 2000 "$tmp/both")"; exit 1; }
+echo "bench's tables and progress land in one log in the order they happened"
 # records at two size tuples: a report for each
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 for n in 1000 2000; do

@@ -649,6 +649,9 @@ static int parse_options(int argc, char **argv, const struct command *cmd, optio
 }
 
 int main(int argc, char **argv) {
+    /* whole lines: with stdout and stderr in one log (`>log 2>&1`), a table
+     * row is never cut by a progress line, and each lands where it happened */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         fputs(usage_text, stderr);
         return EXIT_USAGE;
