@@ -33,6 +33,17 @@ grep '"rejected":true' "$f" >>"$tmp/only.jsonl"
     fail "show ranks a rejected record as a best: $("$bartune" show gen/pipeline.lua --records "$tmp/only.jsonl" | tail -3)"
 "$bartune" emit gen/pipeline.lua --records "$tmp/only.jsonl" --kernels "$tmp/ke" >"$tmp/emit.out" 2>&1
 grep -q "(0 tuned variants" "$tmp/emit.out" || fail "emit wrote a rejected variant into a header: $(cat "$tmp/emit.out")"
+# beside one slower record timed in full, that one is the best and heads
+# show's ranking: no rejected record ranks above it
+python3 - "$f" >>"$tmp/only.jsonl" <<'PY'
+import json, sys
+full = [json.loads(l) for l in open(sys.argv[1]) if '"status":"ok"' in l and '"rejected"' not in l]
+full[0]["median_ms"] = full[0]["min_ms"] = full[0]["max_ms"] = 99.0
+print(json.dumps(full[0], separators=(",", ":")))
+PY
+"$bartune" show gen/pipeline.lua --records "$tmp/only.jsonl" >"$tmp/show.out" || fail "show failed"
+grep -q "^  #1  *99.0000 " "$tmp/show.out" && ! grep -q "^  #2 " "$tmp/show.out" ||
+    fail "show ranks rejected records beside the one timed in full: $(cat "$tmp/show.out")"
 run off 0
 grep -q '"rejected"' "$tmp"/off/*/pipeline.jsonl && fail "--reject 0 rejected something"
 "$bartune" run gen/pipeline.lua --reject 1.0 >/dev/null 2>&1

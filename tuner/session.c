@@ -212,6 +212,9 @@ bool session_expands(space *s, json_t *rec) {
 }
 
 bool session_rankable(space *s, json_t *rec, const char *digest, passed_over *p) {
+    /* a rejected record timed once and never ran its check sizes: it cannot
+     * be a best, even once the faster ones are stale or gone */
+    if (json_is_true(json_object_get(rec, "rejected"))) return false;
     if (!session_expands(s, rec)) {
         p->gone++;
         return false;
@@ -236,11 +239,7 @@ json_t *best_current_as(space *s, json_t *records, json_t *sizes, json_t *part, 
         json_t *v;
         bool matches = true;
         json_object_foreach(part, k, v) matches = matches && json_equal(json_object_get(cfg, k), v);
-        /* a rejected record timed once and never ran its check sizes: it
-         * cannot be a best, even once the faster ones are stale or gone */
-        if (!matches || json_is_true(json_object_get(rec, "rejected")) ||
-            sanitizer_flagged(records, rec))
-            continue;
+        if (!matches || sanitizer_flagged(records, rec)) continue;
         if (session_rankable(s, rec, checked ? digest : NULL, p)) {
             best = rec;
             break;

@@ -59,9 +59,10 @@ bool session_expands(space *s, json_t *rec);
 /* The verification digest at `sizes` as the space declares it now ("" when
  * it no longer takes these sizes). */
 void session_digest_at(space *s, json_t *sizes, char out[17]);
-/* Whether a ranking may take `rec`: the space still expands it, renders it
- * as it was measured, and (digest not NULL) it was verified under the
- * checks of that digest; else counted in *p. */
+/* Whether a ranking may take `rec`: not rejected early (one launch, no check
+ * sizes run), the space still expands it, renders it as it was measured, and
+ * (digest not NULL) it was verified under the checks of that digest; else
+ * counted in *p (a rejected record is not counted: it was never a candidate). */
 bool session_rankable(space *s, json_t *rec, const char *digest, passed_over *p);
 /* Would the space as it is now render this record's config to the source
  * it was measured with? */

@@ -20,12 +20,10 @@ static void print_row(json_t *rec, const char *label, double best) {
         snprintf(energy, sizeof energy, " %9.3f", json_number_value(j) * 1e3);
     else if (results_by_energy())
         snprintf(energy, sizeof energy, " %9s", "-");
-    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx%s  %s%s\n", label, med,
+    printf("  %-26s %9.4f %9.4f %9.4f %7.2fx%s  %s\n", label, med,
            json_number_value(json_object_get(rec, "min_ms")),
            json_number_value(json_object_get(rec, "max_ms")), best > 0 ? med / best : 0, energy,
-           cfg,
-           json_is_true(json_object_get(rec, "rejected")) ? "  (rejected early: one timed launch)"
-                                                          : "");
+           cfg);
     free(cfg);
 }
 
