@@ -170,9 +170,12 @@ bool sanitize_best(gpu *g, compiler *comp, json_t *records, const record_base *b
     size_t i;
     int clean = 0, tried = 0;
     bool go_on = true;
+    passed_over unused;
     json_array_foreach(ranked, i, rec) {
         if (clean == SANITIZE_BEST || tried == 10 || !go_on) break;
-        if (!session_current(g->s, rec) || sanitizer_flagged(records, rec)) continue;
+        /* the records a ranking may take (never a rejected one), as emit's */
+        if (!session_rankable(g->s, rec, NULL, &unused) || sanitizer_flagged(records, rec))
+            continue;
         go_on = check_variant(g, comp, records, rec, base, append, ctx);
         tried++;
         clean += !sanitizer_flagged(records, rec);
