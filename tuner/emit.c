@@ -1299,7 +1299,7 @@ static void remove_orphans(space *s, const char *kernels_dir, const emitted *dev
             kept = !strcmp(devs[i].key, e->d_name);
         if (kept) continue;
         char *path = xasprintf("%s/%s/%s.cuh", kernels_dir, e->d_name, space_name(s));
-        if (file_exists(path) && ours(s, path)) {
+        if (ours(s, path)) { /* false for a file that is not there */
             if (remove(path) == 0)
                 fprintf(stderr,
                         "bartune: removed %s (%s has no variant verified under the "
