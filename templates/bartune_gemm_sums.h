@@ -4,14 +4,19 @@
  * A reference converts a chunk of at most BT_SUM_KC k of its block's rows
  * of A and columns of B into panels of doubles (their magnitudes beside
  * them), then bt_sums_chunk adds the chunk to the block's sums. Pairs of
- * rows by four columns add up in registers: 8192^3 is 5.5e11 products for
- * each input set, and the runner's CPU does them while the GPU waits. */
+ * rows by four columns add up in registers, or four rows by eight where
+ * the CPU has AVX-512 (its 32 registers hold the twelve sums): 8192^3 is
+ * 5.5e11 products for each input set, and the runner's CPU does them while
+ * the GPU waits. Each element's sums run over k in order either way, so
+ * both give the same bits. Callers round a block's rows up to a multiple
+ * of BT_SUM_ROWS and its columns to BT_SUM_COLS, zeros in the panels. */
 #ifndef BARTUNE_GEMM_SUMS_H
 #define BARTUNE_GEMM_SUMS_H
 
+#include <stdlib.h>
 #include <string.h>
 
-enum { BT_SUM_KC = 128 };
+enum { BT_SUM_KC = 128, BT_SUM_ROWS = 4, BT_SUM_COLS = 8 };
 
 /* four doubles: a vector register where the target has one (GCC and Clang) */
 typedef double bt_v4 __attribute__((vector_size(32)));
@@ -42,15 +47,49 @@ bt_sums_2x4(const double *a, const double *aa, const double *b, const double *ba
     memcpy(q, &q0, 32), memcpy(q + cols, &q1, 32);
 }
 
-/* A chunk of kc k added to the sums of h2 rows (even) by w4 columns (a
- * multiple of 4), rows cols apart: ap, aap are the rows of A by k
- * (BT_SUM_KC apart), bp, bap the k of B by column (cols apart); rows and
- * columns past the block's are zeros in the panels. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define BT_SUMS_AVX512 1
+typedef double bt_v8 __attribute__((vector_size(64)));
+/* Four rows by eight columns over kc k, laid out as bt_sums_2x4's. */
+__attribute__((target("avx512f"), optimize("O3", "fp-contract=fast"))) static void
+bt_sums_4x8(const double *a, const double *aa, const double *b, const double *ba, long long kc,
+            long long cols, double *s, double *mag, double *q) {
+    bt_v8 sr[4], mr[4], qr[4];
+    for (int r = 0; r < 4; r++)
+        memcpy(&sr[r], s + r * cols, 64), memcpy(&mr[r], mag + r * cols, 64),
+            memcpy(&qr[r], q + r * cols, 64);
+    for (long long k = 0; k < kc; k++) {
+        bt_v8 bk, bak;
+        memcpy(&bk, b + k * cols, 64), memcpy(&bak, ba + k * cols, 64);
+        for (int r = 0; r < 4; r++) {
+            const bt_v8 p = a[r * BT_SUM_KC + k] * bk;
+            sr[r] += p, mr[r] += aa[r * BT_SUM_KC + k] * bak, qr[r] += p * p;
+        }
+    }
+    for (int r = 0; r < 4; r++)
+        memcpy(s + r * cols, &sr[r], 64), memcpy(mag + r * cols, &mr[r], 64),
+            memcpy(q + r * cols, &qr[r], 64);
+}
+#endif
+
+/* A chunk of kc k added to the sums of h rows (a multiple of BT_SUM_ROWS)
+ * by w columns (of BT_SUM_COLS), rows cols apart: ap, aap are the rows of A
+ * by k (BT_SUM_KC apart), bp, bap the k of B by column (cols apart); rows
+ * and columns past the block's are zeros in the panels. */
 static inline void bt_sums_chunk(const double *ap, const double *aap, const double *bp,
-                                 const double *bap, long long kc, long long h2, long long w4,
+                                 const double *bap, long long kc, long long h, long long w,
                                  long long cols, double *s, double *mag, double *q) {
-    for (long long j = 0; j < w4; j += 4)
-        for (long long i = 0; i < h2; i += 2)
+#ifdef BT_SUMS_AVX512
+    if (__builtin_cpu_supports("avx512f") && !getenv("BARTUNE_REFERENCE_NO_AVX512")) {
+        for (long long j = 0; j < w; j += 8)
+            for (long long i = 0; i < h; i += 4)
+                bt_sums_4x8(ap + i * BT_SUM_KC, aap + i * BT_SUM_KC, bp + j, bap + j, kc, cols,
+                            s + i * cols + j, mag + i * cols + j, q + i * cols + j);
+        return;
+    }
+#endif
+    for (long long j = 0; j < w; j += 4)
+        for (long long i = 0; i < h; i += 2)
             bt_sums_2x4(ap + i * BT_SUM_KC, aap + i * BT_SUM_KC, bp + j, bap + j, kc, cols,
                         s + i * cols + j, mag + i * cols + j, q + i * cols + j);
 }

@@ -9,6 +9,7 @@
  * values, bounds and scales, bit for bit. gemm_bf16_f32c (C in fp32, the
  * same reference reading C's type): the same expected values, honest fp32
  * results unrounded within its bound, C rounded to bf16 outside it. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <fenv.h>
 #include <math.h>
 #include <stdint.h>
@@ -238,6 +239,21 @@ static int unset_c(void) {
     return 0;
 }
 
+/* The reference's register tiles (4 x 8 under AVX-512, 2 x 4 otherwise,
+ * BARTUNE_REFERENCE_NO_AVX512 forcing the latter) sum each element in the
+ * same order: the same bits, at sizes that are no multiple of either. */
+static int tiles_agree(bt_problem *p) {
+    static double e2[sizeof c / 2], b2[sizeof c / 2], s2[sizeof c / 2];
+    memcpy(e2, expect, sizeof e2), memcpy(b2, bound, sizeof b2), memcpy(s2, scale, sizeof s2);
+    setenv("BARTUNE_REFERENCE_NO_AVX512", "1", 1);
+    const int failed = bartune_references[0].reference(p, 0, 1);
+    unsetenv("BARTUNE_REFERENCE_NO_AVX512");
+    const int same = !failed && !memcmp(e2, expect, sizeof e2) && !memcmp(b2, bound, sizeof b2) &&
+                     !memcmp(s2, scale, sizeof s2);
+    printf("2 x 4 tiles against the CPU's own: %s\n", same ? "the same bits" : "DIFFERENT");
+    return !same;
+}
+
 int main(void) {
     for (size_t i = 0; i < sizeof a / 2; i++) a[i] = to_bf16((float)uniform());
     for (size_t i = 0; i < sizeof b / 2; i++) b[i] = to_bf16((float)uniform());
@@ -279,6 +295,7 @@ int main(void) {
         printf("%s: %.1f%% outside the bound\n", faults[f], 100 * x);
         fail |= x < 0.9;
     }
+    fail |= tiles_agree(&p);
     fail |= layouts();
     fail |= f32c();
     fail |= unset_c();

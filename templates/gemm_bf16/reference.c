@@ -64,11 +64,13 @@ static double honest_variance(const gemm *g, double S, double Q, double c, doubl
 /* Rows [i0, i1) by columns [j0, j1) of C; scratch holds SCRATCH doubles:
  * the sums (three of ROWS x COLS), B's chunk and its magnitudes (KC x COLS
  * each), A's (ROWS x KC each). Rows and columns past the block's are
- * zeros in the panels, so the pairs and fours need no edge case. */
+ * zeros in the panels, so the register tiles need no edge case. */
 enum { SCRATCH = 3 * ROWS * COLS + 2 * KC * COLS + 2 * ROWS * KC };
 static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
                   double *scratch) {
-    const long long w = j1 - j0, h = i1 - i0, w4 = (w + 3) & ~3LL, h2 = (h + 1) & ~1LL;
+    const long long w = j1 - j0, h = i1 - i0,
+                    w8 = (w + BT_SUM_COLS - 1) / BT_SUM_COLS * BT_SUM_COLS,
+                    h4 = (h + BT_SUM_ROWS - 1) / BT_SUM_ROWS * BT_SUM_ROWS;
     double *acc = scratch, *mag = acc + ROWS * COLS, *sq = mag + ROWS * COLS,
            *bp = sq + ROWS * COLS, *bap = bp + KC * COLS, *ap = bap + KC * COLS,
            *aap = ap + ROWS * KC;
@@ -77,16 +79,16 @@ static void block(const gemm *g, long long i0, long long i1, long long j0, long 
     for (long long k0 = 0; k0 < g->K; k0 += KC) {
         const long long kc = g->K - k0 < KC ? g->K - k0 : KC;
         for (long long k = 0; k < kc; k++)
-            for (long long j = 0; j < w4; j++) {
+            for (long long j = 0; j < w8; j++) {
                 const double v = j < w ? bf16(g->b[(k0 + k) * g->b_k + (j0 + j) * g->b_j]) : 0;
                 bp[k * COLS + j] = v, bap[k * COLS + j] = fabs(v);
             }
-        for (long long i = 0; i < h2; i++)
+        for (long long i = 0; i < h4; i++)
             for (long long k = 0; k < kc; k++) {
                 const double v = i < h ? bf16(g->a[(i0 + i) * g->a_i + (k0 + k) * g->a_k]) : 0;
                 ap[i * KC + k] = v, aap[i * KC + k] = fabs(v);
             }
-        bt_sums_chunk(ap, aap, bp, bap, kc, h2, w4, COLS, acc, mag, sq);
+        bt_sums_chunk(ap, aap, bp, bap, kc, h4, w8, COLS, acc, mag, sq);
     }
     const double r = ldexp(1.0, g->f32c ? -24 : -8); /* the result's rounding: fp32's or bf16's */
     for (long long i = 0; i < h; i++)

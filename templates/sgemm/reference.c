@@ -35,7 +35,9 @@ typedef struct {
  * zeros in the panels. */
 static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
                   double *scratch) {
-    const long long w = j1 - j0, h = i1 - i0, w4 = (w + 3) & ~3LL, h2 = (h + 1) & ~1LL;
+    const long long w = j1 - j0, h = i1 - i0,
+                    w8 = (w + BT_SUM_COLS - 1) / BT_SUM_COLS * BT_SUM_COLS,
+                    h4 = (h + BT_SUM_ROWS - 1) / BT_SUM_ROWS * BT_SUM_ROWS;
     double *acc = scratch, *mag = acc + ROWS * COLS, *sq = mag + ROWS * COLS,
            *bp = sq + ROWS * COLS, *bap = bp + KC * COLS, *ap = bap + KC * COLS,
            *aap = ap + ROWS * KC;
@@ -45,17 +47,17 @@ static void block(const gemm *g, long long i0, long long i1, long long j0, long 
         const long long kc = g->K - k0 < KC ? g->K - k0 : KC;
         for (long long k = 0; k < kc; k++) {
             const float *brow = g->b + (k0 + k) * g->ldb + j0;
-            for (long long j = 0; j < w4; j++) {
+            for (long long j = 0; j < w8; j++) {
                 const double v = j < w ? brow[j] : 0;
                 bp[k * COLS + j] = v, bap[k * COLS + j] = fabs(v);
             }
         }
-        for (long long i = 0; i < h2; i++)
+        for (long long i = 0; i < h4; i++)
             for (long long k = 0; k < kc; k++) {
                 const double v = i < h ? g->a[(i0 + i) * g->lda + k0 + k] : 0;
                 ap[i * KC + k] = v, aap[i * KC + k] = fabs(v);
             }
-        bt_sums_chunk(ap, aap, bp, bap, kc, h2, w4, COLS, acc, mag, sq);
+        bt_sums_chunk(ap, aap, bp, bap, kc, h4, w8, COLS, acc, mag, sq);
     }
     for (long long i = 0; i < h; i++)
         for (long long j = 0; j < w; j++) {
