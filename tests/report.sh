@@ -77,6 +77,14 @@ prep=$(grep -n '^preparing sgemm at {"M":96' "$tmp/both" | cut -d: -f1)
 [ -n "$table" ] && [ -n "$prep" ] && [ "$prep" -gt "$table" ] ||
     { echo "bench's stdout and stderr out of order in one log: $(head -c 2000 "$tmp/both")"; exit 1; }
 echo "bench's tables and progress land in one log in the order they happened"
+# a tuple with no verified result: bench says so, still benches the others
+# (first or last in the list), and exits non-zero
+"$bartune" bench gen/sgemm.lua ${fs%% --size*} --sustain 0 --tuple "M=128 N=64 K=64" --tuple "M=96 N=64 K=64" \
+    >"$tmp/miss" 2>&1 && { echo "bench with an unverified tuple exited 0: $(cat "$tmp/miss")"; exit 1; }
+grep -q "^sgemm on .* M=96 " "$tmp/miss" || { echo "bench stopped at the unverified tuple: $(cat "$tmp/miss")"; exit 1; }
+grep -q "no verified result at .*M=128" "$tmp/miss" && grep -q "1 of 2 size tuple(s) have no verified result" "$tmp/miss" ||
+    { echo "bench did not name the unverified tuple: $(cat "$tmp/miss")"; exit 1; }
+echo "bench passes over an unverified tuple, names it, benches the rest and exits non-zero"
 # records at two size tuples: a report for each
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 for n in 1000 2000; do

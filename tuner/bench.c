@@ -384,11 +384,22 @@ int cmd_bench(const options *o) {
                g.dev.name, c.copy_gbps, c.dtod_gbps, c.fma_per_s * 1e-12, c.mma_per_s * 1e-12,
                2 * c.mma_per_s * 1e-12);
     json_t *floors = json_array(), *host_libs = rc == EXIT_OK ? build_host(o, s, &comp) : NULL;
-    for (size_t z = 0; rc == EXIT_OK && z < json_array_size(sizes); z++)
+    /* a tuple with no verified result is said and passed over: the others'
+     * tables still come (the run exits non-zero at the end) */
+    size_t unverified = 0;
+    for (size_t z = 0; rc == EXIT_OK && z < json_array_size(sizes); z++) {
         rc = proc_interrupted ? EXIT_INTERRUPTED
                               : bench_at(&g, &comp, recs, json_array_get(sizes, z),
                                          json_array_get(instances, z), &c, floors, host_libs);
+        if (rc == EXIT_INPUT) unverified++, rc = EXIT_OK;
+    }
     if (rc == EXIT_OK) save_floors(o, s, &g, &c, floors);
+    if (rc == EXIT_OK && unverified) {
+        msg_error("%zu of %zu size tuple(s) have no verified result (above): run bartune run "
+                  "there first",
+                  unverified, json_array_size(sizes));
+        rc = EXIT_INPUT;
+    }
     json_decref(floors);
     json_decref(host_libs);
     free(path);
