@@ -198,8 +198,14 @@ static bool setup_one(gpu *g, runner_client *rc, json_t *inst, int slot, const c
     progress("preparing %s at %s%s (inputs and CPU reference)", name, slot ? "check sizes " : "",
              label);
     json_t *ans;
+    const double t0 = now_seconds();
     runner_result r = runner_request(rc, req, g->o->reference_timeout, &ans);
+    const double took = now_seconds() - t0;
     progress_end();
+    /* a slow one said with its time: what a tune of that size costs before it measures */
+    if (r == RUNNER_OK && took >= 5)
+        progress_note("prepared %s at %s%s in %.0f s", name, slot ? "check sizes " : "", label,
+                      took);
     if (r == RUNNER_TIMEOUT)
         msg_error("problem '%s' at %s%s: the inputs and CPU reference took more than %.0f s "
                   "(--reference-timeout; is the reference stuck in a loop?)",
