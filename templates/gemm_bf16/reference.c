@@ -22,7 +22,7 @@
 #include "bartune_gemm_sums.h"
 #include "bartune_reference.h"
 
-enum { ROWS = 32, COLS = 256, KC = BT_SUM_KC };
+enum { ROWS = 128, COLS = 256, KC = BT_SUM_KC };
 
 static double bf16(uint16_t bits) {
     const uint32_t u = (uint32_t)bits << 16;
@@ -142,17 +142,20 @@ static int gemm_bf16(bt_problem *p, int part, int parts) {
     g.b_k = tb ? 1 : g.ldb;
     g.b_j = tb ? g.ldb : 1;
     size_t begin, end;
-    const long long blocks = (g.M + ROWS - 1) / ROWS;
-    bt_share((size_t)blocks, part, parts, &begin, &end);
+    /* the threads share blocks, not rows of blocks: a result of few rows
+     * (256 x 16384) keeps every thread busy */
+    const size_t col_blocks = (size_t)((g.N + COLS - 1) / COLS);
+    bt_share((size_t)((g.M + ROWS - 1) / ROWS) * col_blocks, part, parts, &begin, &end);
     double *scratch = malloc(sizeof(double) * SCRATCH);
     if (!scratch) {
         snprintf(p->error, sizeof p->error, "out of memory");
         return 1;
     }
-    for (size_t rb = begin; rb < end; rb++) {
-        const long long i0 = (long long)rb * ROWS, i1 = i0 + ROWS < g.M ? i0 + ROWS : g.M;
-        for (long long j0 = 0; j0 < g.N; j0 += COLS)
-            block(&g, i0, i1, j0, j0 + COLS < g.N ? j0 + COLS : g.N, scratch);
+    for (size_t t = begin; t < end; t++) { /* the blocks by rows, then columns */
+        const long long i0 = (long long)(t / col_blocks) * ROWS,
+                        j0 = (long long)(t % col_blocks) * COLS;
+        block(&g, i0, i0 + ROWS < g.M ? i0 + ROWS : g.M, j0, j0 + COLS < g.N ? j0 + COLS : g.N,
+              scratch);
     }
     free(scratch);
     return 0;
