@@ -55,6 +55,8 @@ printf 'space { extends = "loop_a.lua", name = "b" }\n' >"$tmp/t/loop_b.lua"
 bad loop_a 'space { extends = "loop_b.lua", name = "a" }' 'a cycle'
 bad up 'space { extends = "../axpy.lua", name = "x" }' 'not a space file'
 bad missing 'space { extends = "nope.lua", name = "x" }' 'cannot read .*nope.lua'
+mkdir "$tmp/t/folder.lua"
+refused "$tmp/t/folder.lua" "folder.lua" "cannot read space .*folder.lua: Is a directory"
 bad twice 'space { extends = "axpy.lua", name = "x" }
 param("block_x", { 16 })' "parameter 'block_x' is declared twice"
 bad unnamed 'space { extends = "axpy.lua" }' 'needs name'

@@ -112,13 +112,14 @@ char *read_file(const char *path, size_t *len) {
     strbuf sb = {0};
     char buf[65536];
     size_t n;
+    errno = 0;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
         sb_append(&sb, buf, n);
-    int failed = ferror(f);
+    const int failed = ferror(f), why = errno; /* the read's own (a folder: EISDIR) */
     fclose(f);
     if (failed) {
         free(sb.data);
-        errno = EIO;
+        errno = why ? why : EIO;
         return NULL;
     }
     if (len) *len = sb.len;
