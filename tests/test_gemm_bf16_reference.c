@@ -8,7 +8,9 @@
  * transb, with their own padded leading dimensions) give the same expected
  * values, bounds and scales, bit for bit. gemm_bf16_f32c (C in fp32, the
  * same reference reading C's type): the same expected values, honest fp32
- * results unrounded within its bound, C rounded to bf16 outside it. */
+ * results unrounded within its bound, C rounded to bf16 outside it. A
+ * result of 3 x 3 of the reference's blocks in four parts; its AVX-512
+ * and AVX2 register tiles give the same bits. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <fenv.h>
 #include <math.h>
@@ -41,10 +43,14 @@ static float from_bf16(uint16_t h) {
 }
 static float from_fp16(uint16_t h) { /* the same bits read as IEEE half */
     int e = (h >> 10) & 31, m = h & 1023;
-    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? INFINITY : ldexpf((float)(m | 1024), e - 25);
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? INFINITY
+                        : ldexpf((float)(m | 1024), e - 25);
     return h & 0x8000 ? -v : v;
 }
-static float round_bf16(float f) { return from_bf16(to_bf16(f)); }
+static float round_bf16(float f) {
+    return from_bf16(to_bf16(f));
+}
 
 static uint16_t a[(M - 1) * LDA + K], b[(K - 1) * LDB + N], c[(M - 1) * LDC + N];
 static double expect[sizeof c / 2], bound[sizeof c / 2], scale[sizeof c / 2];
@@ -70,13 +76,15 @@ static float evaluate(int i, int j, int order, fault f) {
     if (order == 3) {
         for (int k0 = 0; k0 < K; k0 += 64) {
             float t = 0;
-            for (int k = k0; k < k0 + 64 && k < K; k++) t += term(i, j, k, f);
+            for (int k = k0; k < k0 + 64 && k < K; k++)
+                t += term(i, j, k, f);
             s += t;
         }
         return s;
     }
     if (order == 4) fesetround(FE_TOWARDZERO);
-    for (int n = 0; n < K; n++) s += term(i, j, order == 1 ? K - 1 - n : n, f);
+    for (int n = 0; n < K; n++)
+        s += term(i, j, order == 1 ? K - 1 - n : n, f);
     fesetround(FE_TONEAREST);
     return s;
 }
@@ -109,7 +117,9 @@ static double fraction_failing_as(int order, fault f, c_out out) {
         }
     return (double)bad / (M * N);
 }
-static double fraction_failing(int order, fault f) { return fraction_failing_as(order, f, C_BF16); }
+static double fraction_failing(int order, fault f) {
+    return fraction_failing_as(order, f, C_BF16);
+}
 
 /* gemm_bf16_f32c: C's values as floats, the reference registered under
  * that name: the same expected values as gemm_bf16's, a bound below its
@@ -119,9 +129,11 @@ static double fraction_failing(int order, fault f) { return fraction_failing_as(
  * the accuracy test is what catches it (tests/test_accuracy.c). */
 static int f32c(void) {
     static float cf[sizeof c / 2];
-    for (size_t i = 0; i < sizeof c / 2; i++) cf[i] = from_bf16(c[i]);
+    for (size_t i = 0; i < sizeof c / 2; i++)
+        cf[i] = from_bf16(c[i]);
     bt_buffer bufs[3];
-    bt_problem p = plain_problem(bufs, (bt_buffer){"C", "float", "inout", sizeof c / 2, cf, expect3, bound3, scale3});
+    bt_problem p = plain_problem(
+        bufs, (bt_buffer){"C", "float", "inout", sizeof c / 2, cf, expect3, bound3, scale3});
     const bt_reference *r = &bartune_references[1];
     if (!r->name || strcmp(r->name, "gemm_bf16_f32c") || r->reference(&p, 0, 1)) {
         printf("gemm_bf16_f32c's reference: %s\n", r->name ? p.error : "not registered");
@@ -142,7 +154,8 @@ static int f32c(void) {
         fail |= f > 0;
     }
     double x = fraction_failing_as(0, HONEST, C_F32_ROUNDED);
-    printf("f32c: C rounded to bf16: %.1f%% outside the bound (the accuracy test's to catch)\n", 100 * x);
+    printf("f32c: C rounded to bf16: %.1f%% outside the bound (the accuracy test's to catch)\n",
+           100 * x);
     return fail;
 }
 
@@ -163,10 +176,12 @@ static const char *reference_as(int ta, int tb, long long lda, long long ldb) {
     static bt_buffer bufs[3];
     const long long z[] = {ta, tb, M, N, K, lda, ldb, LDC};
     memcpy(sizes, z, sizeof z);
-    bufs[0] = (bt_buffer){"A", "__nv_bfloat16", "in", ta ? sizeof at_ / 2 : sizeof a / 2, ta ? at_ : a,
-                          NULL, NULL, NULL};
-    bufs[1] = (bt_buffer){"B", "__nv_bfloat16", "in", tb ? sizeof bt_ / 2 : sizeof b / 2, tb ? bt_ : b,
-                          NULL, NULL, NULL};
+    bufs[0] = (bt_buffer){
+        "A", "__nv_bfloat16", "in", ta ? sizeof at_ / 2 : sizeof a / 2, ta ? at_ : a, NULL, NULL,
+        NULL};
+    bufs[1] = (bt_buffer){
+        "B", "__nv_bfloat16", "in", tb ? sizeof bt_ / 2 : sizeof b / 2, tb ? bt_ : b, NULL, NULL,
+        NULL};
     bufs[2] = (bt_buffer){"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect2, bound2, scale2};
     p = (bt_problem){8, names, sizes, 2, sn, sv, 3, bufs, ""};
     return bartune_references[0].reference(&p, 0, 1) ? p.error : NULL;
@@ -174,9 +189,11 @@ static const char *reference_as(int ta, int tb, long long lda, long long ldb) {
 
 static int layouts(void) {
     for (int i = 0; i < M; i++)
-        for (int k = 0; k < K; k++) at_[k * LDAT + i] = a[i * LDA + k];
+        for (int k = 0; k < K; k++)
+            at_[k * LDAT + i] = a[i * LDA + k];
     for (int k = 0; k < K; k++)
-        for (int j = 0; j < N; j++) bt_[j * LDBT + k] = b[k * LDB + j];
+        for (int j = 0; j < N; j++)
+            bt_[j * LDBT + k] = b[k * LDB + j];
     int fail = 0;
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) {
@@ -189,10 +206,11 @@ static int layouts(void) {
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < N; j++) {
                     const int x = i * LDC + j;
-                    bad += expect2[x] != expect[x] || bound2[x] != bound[x] || scale2[x] != scale[x];
+                    bad +=
+                        expect2[x] != expect[x] || bound2[x] != bound[x] || scale2[x] != scale[x];
                 }
-            printf("transa %d transb %d: %d of %d elements differ from the plain layout's\n", ta, tb,
-                   bad, M * N);
+            printf("transa %d transb %d: %d of %d elements differ from the plain layout's\n", ta,
+                   tb, bad, M * N);
             fail |= bad != 0;
         }
     /* a leading dimension below the stored row is the reference's error */
@@ -210,7 +228,8 @@ static int layouts(void) {
 static int unset_c(void) {
     static uint16_t cn[sizeof c / 2];
     static double e0[sizeof c / 2], b0[sizeof c / 2], s0[sizeof c / 2];
-    for (size_t i = 0; i < sizeof c / 2; i++) cn[i] = 0x7fc0; /* bf16 NaN */
+    for (size_t i = 0; i < sizeof c / 2; i++)
+        cn[i] = 0x7fc0; /* bf16 NaN */
     static const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
     static const long long sizes[] = {M, N, K, LDA, LDB, LDC};
     static const char *sn[] = {"alpha", "beta"};
@@ -226,17 +245,58 @@ static int unset_c(void) {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             long double s = 0;
-            for (int k = 0; k < K; k++) s += (long double)from_bf16(a[i * LDA + k]) * from_bf16(b[k * LDB + j]);
+            for (int k = 0; k < K; k++)
+                s += (long double)from_bf16(a[i * LDA + k]) * from_bf16(b[k * LDB + j]);
             const size_t at = (size_t)i * LDC + (size_t)j;
-            if (!(fabsl(alpha * s - e0[at]) <= 1e-12L * (1 + fabsl(alpha * s))) || !isfinite(b0[at]) ||
-                !isfinite(s0[at])) {
-                printf("beta = 0, C NaN, at (%d,%d): expect %g (alpha A B %Lg), bound %g, scale %g\n", i, j,
-                       e0[at], alpha * s, b0[at], s0[at]);
+            if (!(fabsl(alpha * s - e0[at]) <= 1e-12L * (1 + fabsl(alpha * s))) ||
+                !isfinite(b0[at]) || !isfinite(s0[at])) {
+                printf(
+                    "beta = 0, C NaN, at (%d,%d): expect %g (alpha A B %Lg), bound %g, scale %g\n",
+                    i, j, e0[at], alpha * s, b0[at], s0[at]);
                 return 1;
             }
         }
     printf("beta = 0: C (NaN) not read\n");
     return 0;
+}
+
+/* A result of several blocks each way (the reference's are 128 x 256),
+ * ragged at both edges, shared by four threads as the runner's do: every
+ * element written once, each the long-double value. */
+static int blocks_shared(void) {
+    enum { BM = 300, BN = 600, BK = 64, BLDC = BN + 3 };
+    static uint16_t ba[BM * BK], bb[BK * BN], bc[BM * BLDC];
+    static double be[BM * BLDC], bbd[BM * BLDC], bs[BM * BLDC];
+    for (size_t i = 0; i < BM * BK; i++)
+        ba[i] = to_bf16((float)uniform());
+    for (size_t i = 0; i < BK * BN; i++)
+        bb[i] = to_bf16((float)uniform());
+    for (size_t i = 0; i < BM * BLDC; i++)
+        bc[i] = to_bf16((float)uniform()), be[i] = NAN;
+    static const char *names[] = {"M", "N", "K", "lda", "ldb", "ldc"};
+    static const char *sn[] = {"alpha", "beta"};
+    static const double sv[] = {alpha, beta};
+    static long long sizes[] = {BM, BN, BK, BK, BN, BLDC};
+    bt_buffer bufs[3] = {{"A", "__nv_bfloat16", "in", BM * BK, ba, NULL, NULL, NULL},
+                         {"B", "__nv_bfloat16", "in", BK * BN, bb, NULL, NULL, NULL},
+                         {"C", "__nv_bfloat16", "inout", BM * BLDC, bc, be, bbd, bs}};
+    bt_problem p = {6, names, sizes, 2, sn, sv, 3, bufs, ""};
+    for (int part = 0; part < 4; part++)
+        if (bartune_references[0].reference(&p, part, 4)) {
+            printf("blocks: %s\n", p.error);
+            return 1;
+        }
+    int wrong = 0;
+    for (int i = 0; i < BM; i++)
+        for (int j = 0; j < BN; j++) {
+            long double s = 0;
+            for (int k = 0; k < BK; k++)
+                s += (long double)from_bf16(ba[i * BK + k]) * from_bf16(bb[k * BN + j]);
+            const long double want = alpha * s + beta * (long double)from_bf16(bc[i * BLDC + j]);
+            wrong += !(fabsl(want - be[i * BLDC + j]) <= 1e-12L * (1 + fabsl(want)));
+        }
+    printf("%d x %d in four parts: %d of %d elements wrong or unwritten\n", BM, BN, wrong, BM * BN);
+    return wrong != 0;
 }
 
 /* The reference's register tiles (4 x 8 under AVX-512, 2 x 4 otherwise,
@@ -255,12 +315,15 @@ static int tiles_agree(bt_problem *p) {
 }
 
 int main(void) {
-    for (size_t i = 0; i < sizeof a / 2; i++) a[i] = to_bf16((float)uniform());
-    for (size_t i = 0; i < sizeof b / 2; i++) b[i] = to_bf16((float)uniform());
-    for (size_t i = 0; i < sizeof c / 2; i++) c[i] = to_bf16((float)uniform());
+    for (size_t i = 0; i < sizeof a / 2; i++)
+        a[i] = to_bf16((float)uniform());
+    for (size_t i = 0; i < sizeof b / 2; i++)
+        b[i] = to_bf16((float)uniform());
+    for (size_t i = 0; i < sizeof c / 2; i++)
+        c[i] = to_bf16((float)uniform());
     bt_buffer bufs[3];
-    bt_problem p =
-        plain_problem(bufs, (bt_buffer){"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect, bound, scale});
+    bt_problem p = plain_problem(
+        bufs, (bt_buffer){"C", "__nv_bfloat16", "inout", sizeof c / 2, c, expect, bound, scale});
     int fail = 0;
     for (int part = 0; part < 3; part++) /* in three parts, as the runner's threads do */
         if (bartune_references[0].reference(&p, part, 3)) {
@@ -274,7 +337,8 @@ int main(void) {
                 s += (long double)from_bf16(a[i * LDA + k]) * from_bf16(b[k * LDB + j]);
             long double want = alpha * s + beta * (long double)from_bf16(c[i * LDC + j]);
             if (fabsl(want - expect[i * LDC + j]) > 1e-12L * (1 + fabsl(want))) {
-                printf("reference at (%d,%d): %.17g, long double %.17Lg\n", i, j, expect[i * LDC + j], want);
+                printf("reference at (%d,%d): %.17g, long double %.17Lg\n", i, j,
+                       expect[i * LDC + j], want);
                 fail = 1;
             }
             if (j >= N && bound[i * LDC + j] != 0) {
@@ -296,6 +360,7 @@ int main(void) {
         fail |= x < 0.9;
     }
     fail |= tiles_agree(&p);
+    fail |= blocks_shared();
     fail |= layouts();
     fail |= f32c();
     fail |= unset_c();

@@ -111,6 +111,7 @@ int main(void) {
     one(33, 7, 1000, 1001, 9, 13, 4);
     one(70, 300, 257, 257, 301, 333, 5);
     one(1, 1000, 64, 64, 1000, 1000, 2);
+    one(300, 600, 40, 41, 601, 605, 4); /* 3 x 3 blocks of 128 x 256, ragged both ways */
     unset_c();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     return failures != 0;
