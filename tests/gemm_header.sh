@@ -20,22 +20,44 @@ if [ ! -f "$kernels/$name.cuh" ]; then
     "$bartune" emit "$root/gen/$name.lua" --results "$tmp/none" --kernels "$tmp/k" >/dev/null || exit 1
     kernels=$tmp/k expect=any
 fi
-build() { # OUT NVCC-FLAGS...
-    local out=$1; shift
-    "$nvcc" "$@" -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I "$kernels" -I "$root/tests/header" \
-        "$root/tests/header/${name}_consumer.cu" "$root/tests/header/${name}_other.cu" -o "$out"
+# one translation unit: OBJ from SRC (its output in OBJ.log)
+compile() { # OBJ SRC NVCC-FLAGS...
+    local obj=$1 src=$2; shift 2
+    "$nvcc" "$@" -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I "$kernels" \
+        -I "$root/tests/header" -c "$src" -o "$obj" >"$obj.log" 2>&1
 }
-# shellcheck disable=SC2086 # the flags are words
-build "$tmp/tuned" $tuned_flags || exit 1
+# the program: its two translation units at once (each holds every variant), then the link
+build() { # OUT NVCC-FLAGS...
+    local out=$1 a b; shift
+    compile "$out.a.o" "$root/tests/header/${name}_consumer.cu" "$@" &
+    a=$!
+    compile "$out.b.o" "$root/tests/header/${name}_other.cu" "$@"
+    b=$?
+    wait $a && [ $b = 0 ] && "$nvcc" "$@" "$out.a.o" "$out.b.o" -o "$out" >>"$out.a.o.log" 2>&1 ||
+        { echo "== $out ($*)"; cat "$out".?.o.log; return 1; }
+}
+cmake_build() {
+    cmake -S "$root/tests/header/cmake_gemm" -B "$tmp/cm" -DBARTUNE_ROOT="$root" -DBARTUNE_KERNELS="$kernels" \
+        -DBARTUNE_GEMM="$name" -DBARTUNE_CUDA_FLAGS="$tuned_flags" -DCMAKE_CUDA_COMPILER="$nvcc" \
+        >"$tmp/cmake.log" 2>&1 && cmake --build "$tmp/cm" --parallel >>"$tmp/cmake.log" 2>&1 ||
+        { echo "== CMake"; cat "$tmp/cmake.log"; return 1; }
+}
 # plain sm_90 (for gemm_bf16: the plain path); for sgemm it is the tuned build
 same_sm90=false
 [ "$tuned_flags" = -arch=sm_90 ] && same_sm90=true
-$same_sm90 || build "$tmp/sm90" -arch=sm_90 || exit 1
-build "$tmp/plain" || exit 1
-cmake -S "$root/tests/header/cmake_gemm" -B "$tmp/cm" -DBARTUNE_ROOT="$root" -DBARTUNE_KERNELS="$kernels" \
-    -DBARTUNE_GEMM="$name" -DBARTUNE_CUDA_FLAGS="$tuned_flags" -DCMAKE_CUDA_COMPILER="$nvcc" \
-    >"$tmp/cmake.log" 2>&1 && cmake --build "$tmp/cm" >>"$tmp/cmake.log" 2>&1 ||
-    { cat "$tmp/cmake.log"; exit 1; }
+# the four builds at once (minutes of nvcc one after another)
+pids=()
+# shellcheck disable=SC2086 # the flags are words
+build "$tmp/tuned" $tuned_flags &
+pids+=($!)
+$same_sm90 || { build "$tmp/sm90" -arch=sm_90 & pids+=($!); }
+build "$tmp/plain" &
+pids+=($!)
+cmake_build &
+pids+=($!)
+built=true
+for p in "${pids[@]}"; do wait "$p" || built=false; done
+$built || exit 1
 [ "$mode" = build ] && { echo "built with nvcc $tuned_flags, -arch=sm_90, plain nvcc and CMake against $kernels, no warnings"; exit 0; }
 "$tmp/tuned" $expect
 rc=$?

@@ -22,8 +22,10 @@ build() { # OUT FLAGS...
         -I "$root/kernels" -I "$root/tests/header" "$root/tests/header/trust.cu" -o "$out" ||
         fail "trust.cu for $name ($*) does not build"
 }
-build "$tmp/tuned" $tuned
+build "$tmp/tuned" $tuned & # both builds at once
+tuned_pid=$!
 $specific && build "$tmp/sm90" -arch=sm_90
+wait $tuned_pid || exit 1
 [ "$mode" = build ] && { echo "trust.cu builds for $name ($tuned$($specific && echo ", -arch=sm_90")), no warnings"; exit 0; }
 "$tmp/tuned" capture
 rc=$?
