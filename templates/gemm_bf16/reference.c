@@ -23,6 +23,7 @@
 #include "bartune_reference.h"
 
 enum { ROWS = 128, COLS = 256, KC = BT_SUM_KC };
+_Static_assert(ROWS % BT_SUM_ROWS == 0 && COLS % BT_SUM_COLS == 0, "whole register tiles");
 
 static double bf16(uint16_t bits) {
     const uint32_t u = (uint32_t)bits << 16;

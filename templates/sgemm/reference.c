@@ -19,6 +19,7 @@
 #include "bartune_reference.h"
 
 enum { ROWS = 128, COLS = 256, KC = BT_SUM_KC };
+_Static_assert(ROWS % BT_SUM_ROWS == 0 && COLS % BT_SUM_COLS == 0, "whole register tiles");
 /* the sums (three of ROWS x COLS), B's chunk and its magnitudes (KC x COLS
  * each), A's (ROWS x KC each) */
 enum { SCRATCH = 3 * ROWS * COLS + 2 * KC * COLS + 2 * ROWS * KC };
