@@ -84,7 +84,11 @@ echo "bench's tables and progress land in one log in the order they happened"
 grep -q "^sgemm on .* M=96 " "$tmp/miss" || { echo "bench stopped at the unverified tuple: $(cat "$tmp/miss")"; exit 1; }
 grep -q "no verified result at .*M=128" "$tmp/miss" && grep -q "1 of 2 size tuple(s) have no verified result" "$tmp/miss" ||
     { echo "bench did not name the unverified tuple: $(cat "$tmp/miss")"; exit 1; }
-echo "bench passes over an unverified tuple, names it, benches the rest and exits non-zero"
+saved=$(cat "$tmp"/rs/*/sgemm.bench.json)
+"$bartune" bench gen/sgemm.lua ${fs%% --size*} --sustain 0 --tuple "M=128 N=64 K=64" >"$tmp/miss" 2>&1 &&
+    { echo "bench of an unverified tuple alone exited 0"; exit 1; }
+[ "$(cat "$tmp"/rs/*/sgemm.bench.json)" = "$saved" ] || { echo "a bench that benched nothing replaced the saved floors"; exit 1; }
+echo "bench passes over an unverified tuple, names it, benches the rest and exits non-zero; benching nothing keeps the saved floors"
 # records at two size tuples: a report for each
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 for n in 1000 2000; do

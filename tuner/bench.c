@@ -393,7 +393,8 @@ int cmd_bench(const options *o) {
                                          json_array_get(instances, z), &c, floors, host_libs);
         if (rc == EXIT_INPUT) unverified++, rc = EXIT_OK;
     }
-    if (rc == EXIT_OK) save_floors(o, s, &g, &c, floors);
+    /* a run that benched nothing keeps the last run's floors */
+    if (rc == EXIT_OK && unverified < json_array_size(sizes)) save_floors(o, s, &g, &c, floors);
     if (rc == EXIT_OK && unverified) {
         msg_error("%zu of %zu size tuple(s) have no verified result (above): run bartune run "
                   "there first",
