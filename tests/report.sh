@@ -84,11 +84,20 @@ echo "bench's tables and progress land in one log in the order they happened"
 grep -q "^sgemm on .* M=96 " "$tmp/miss" || { echo "bench stopped at the unverified tuple: $(cat "$tmp/miss")"; exit 1; }
 grep -q "no verified result at .*M=128" "$tmp/miss" && grep -q "1 of 2 size tuple(s) have no verified result" "$tmp/miss" ||
     { echo "bench did not name the unverified tuple: $(cat "$tmp/miss")"; exit 1; }
+# a bench of one shape keeps the floors an earlier bench saved at the others
+"$bartune" bench gen/sgemm.lua ${fs%% --size*} --sustain 0 --tuple "M=96 N=64 K=64" >"$tmp/one" 2>&1 ||
+    { cat "$tmp/one"; exit 1; }
+python3 - "$tmp"/rs/*/sgemm.bench.json <<'PY' || exit 1
+import json, sys
+got = sorted(f["sizes"]["M"] for f in json.load(open(sys.argv[1]))["floors"])
+if got != [64, 96]:
+    sys.exit(f"the saved floors after a bench at M=96 alone are at M={got}, wanted 64 and 96")
+PY
 saved=$(cat "$tmp"/rs/*/sgemm.bench.json)
 "$bartune" bench gen/sgemm.lua ${fs%% --size*} --sustain 0 --tuple "M=128 N=64 K=64" >"$tmp/miss" 2>&1 &&
     { echo "bench of an unverified tuple alone exited 0"; exit 1; }
 [ "$(cat "$tmp"/rs/*/sgemm.bench.json)" = "$saved" ] || { echo "a bench that benched nothing replaced the saved floors"; exit 1; }
-echo "bench passes over an unverified tuple, names it, benches the rest and exits non-zero; benching nothing keeps the saved floors"
+echo "bench passes over an unverified tuple, names it, benches the rest and exits non-zero; a bench keeps the saved floors of the shapes it did not bench"
 # records at two size tuples: a report for each
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 for n in 1000 2000; do

@@ -330,6 +330,23 @@ static json_t *build_host(const options *o, space *s, const compiler *comp) {
 
 /* results/<device>/<space>.bench.json: the ceilings, and per size the floor
  * and the host baselines' times of this bench, for `bartune report`. */
+/* The floors an earlier bench saved at sizes this run did not bench, added
+ * to floors: a bench of one shape keeps the others' (the report draws them). */
+static void keep_earlier_floors(const char *path, json_t *floors) {
+    json_error_t je;
+    json_t *old = json_load_file(path, 0, &je), *f, *n;
+    const char *format = json_string_value(json_object_get(old, "format"));
+    size_t i, k;
+    if (format && !strcmp(format, "bartune-bench-1"))
+        json_array_foreach(json_object_get(old, "floors"), i, f) {
+            json_t *at = json_object_get(f, "sizes");
+            bool again = false;
+            json_array_foreach(floors, k, n) again |= json_equal(json_object_get(n, "sizes"), at);
+            if (json_is_object(at) && !again) json_array_append(floors, f);
+        }
+    json_decref(old);
+}
+
 static void save_floors(const options *o, space *s, const gpu *g, const ceilings *c,
                         json_t *floors) {
     char date[32];
@@ -340,6 +357,7 @@ static void save_floors(const options *o, space *s, const gpu *g, const ceilings
                           c->fma_per_s, "mma_per_s", c->mma_per_s, "floors", floors);
     char *dir = path_join(o->results, g->key);
     char *path = xasprintf("%s/%s.bench.json", dir, space_name(s));
+    keep_earlier_floors(path, json_object_get(j, "floors"));
     char *text = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
     if (!mkdir_p(dir) || !write_file_atomic(path, text, strlen(text)))
         msg_warn("cannot write %s: the report will draw no floor", path);
