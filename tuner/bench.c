@@ -202,7 +202,9 @@ static void bench_kinds(gpu *g, json_t *recs, json_t *sizes, rows *out) {
 }
 
 /* One size tuple: the floor, the tuned best, the baselines, the best of
- * each kind, the problem's host baselines (built: host_libs). */
+ * each kind, the problem's host baselines (built: host_libs). EXIT_INPUT
+ * means one thing alone, said here: no verified result there (cmd_bench
+ * passes over such a tuple); any other failure is another code. */
 static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t *instance,
                     const ceilings *c, json_t *floors, json_t *host_libs) {
     passed_over older;
@@ -328,8 +330,6 @@ static json_t *build_host(const options *o, space *s, const compiler *comp) {
     return out;
 }
 
-/* results/<device>/<space>.bench.json: the ceilings, and per size the floor
- * and the host baselines' times of this bench, for `bartune report`. */
 /* The floors an earlier bench saved at sizes this run did not bench, added
  * to floors: a bench of one shape keeps the others' (the report draws them). */
 static void keep_earlier_floors(const char *path, json_t *floors) {
@@ -347,6 +347,8 @@ static void keep_earlier_floors(const char *path, json_t *floors) {
     json_decref(old);
 }
 
+/* results/<device>/<space>.bench.json: the ceilings, and per size the floor
+ * and the host baselines' times of its latest bench, for `bartune report`. */
 static void save_floors(const options *o, space *s, const gpu *g, const ceilings *c,
                         json_t *floors) {
     char date[32];
