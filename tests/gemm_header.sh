@@ -8,9 +8,9 @@
 # Usage: gemm_header.sh BARTUNE NVCC ROOT build|run NAME TUNED-FLAGS
 set -u
 bartune=$1 nvcc=$2 root=$3 mode=$4 name=$5 tuned_flags=$6
-BARTUNE=$bartune
+. "$(dirname "$0")/gpu_skip.sh"
 # without a GPU, skip now rather than after minutes of nvcc (the _builds test builds in CI)
-[ "$mode" = run ] && [ -n "${BARTUNE:-}" ] && { "$BARTUNE" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }; }
+[ "$mode" = run ] && skip_without_gpu "$bartune"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 kernels=$root/kernels expect=expect-tuned

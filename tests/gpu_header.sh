@@ -6,8 +6,9 @@
 # (exit 77 without a GPU).
 set -u
 nvcc=$1 root=$2 mode=$3 kernels=${4:-$2/kernels}
+. "$(dirname "$0")/gpu_skip.sh"
 # without a GPU, skip now rather than after minutes of nvcc (the _builds test builds in CI)
-[ "$mode" = run ] && [ -n "${BARTUNE:-}" ] && { "$BARTUNE" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }; }
+[ "$mode" = run ] && [ -n "${BARTUNE:-}" ] && skip_without_gpu "$BARTUNE"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build() { # OUT NVCC-FLAGS...

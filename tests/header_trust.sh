@@ -9,8 +9,9 @@
 # Usage: header_trust.sh NVCC ROOT NAME build|run
 set -u
 nvcc=$1 root=$2 name=$3 mode=$4
+. "$(dirname "$0")/gpu_skip.sh"
 # without a GPU, skip now rather than after minutes of nvcc (the _builds test builds in CI)
-[ "$mode" = run ] && [ -n "${BARTUNE:-}" ] && { "$BARTUNE" devices >/dev/null 2>&1; [ $? = 4 ] && { echo "no GPU"; exit 77; }; }
+[ "$mode" = run ] && [ -n "${BARTUNE:-}" ] && skip_without_gpu "$BARTUNE"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
