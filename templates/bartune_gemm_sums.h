@@ -16,7 +16,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bartune_reference.h"
+
 enum { BT_SUM_KC = 128, BT_SUM_ROWS = 4, BT_SUM_COLS = 8 };
+
+/* n rounded up to a multiple of m (a block's rows to BT_SUM_ROWS, its
+ * columns to BT_SUM_COLS) */
+static inline long long bt_round_up(long long n, long long m) {
+    return (n + m - 1) / m * m;
+}
+
+/* The blocks of rows x cols of an M x N result that call `part` of `parts`
+ * takes: [*begin, *end) of them all, numbered by rows, then columns;
+ * returns how many blocks a row of them holds. The threads share blocks,
+ * not rows of blocks: a result of few rows (256 x 16384) keeps every
+ * thread busy. */
+static inline size_t bt_share_blocks(long long M, long long N, long long rows, long long cols,
+                                     int part, int parts, size_t *begin, size_t *end) {
+    const size_t per_row = (size_t)((N + cols - 1) / cols);
+    bt_share((size_t)((M + rows - 1) / rows) * per_row, part, parts, begin, end);
+    return per_row;
+}
 
 /* four doubles: a vector register where the target has one (GCC and Clang) */
 typedef double bt_v4 __attribute__((vector_size(32)));

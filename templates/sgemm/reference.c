@@ -36,9 +36,8 @@ typedef struct {
  * zeros in the panels. */
 static void block(const gemm *g, long long i0, long long i1, long long j0, long long j1,
                   double *scratch) {
-    const long long w = j1 - j0, h = i1 - i0,
-                    w8 = (w + BT_SUM_COLS - 1) / BT_SUM_COLS * BT_SUM_COLS,
-                    h4 = (h + BT_SUM_ROWS - 1) / BT_SUM_ROWS * BT_SUM_ROWS;
+    const long long w = j1 - j0, h = i1 - i0, w8 = bt_round_up(w, BT_SUM_COLS),
+                    h4 = bt_round_up(h, BT_SUM_ROWS);
     double *acc = scratch, *mag = acc + ROWS * COLS, *sq = mag + ROWS * COLS,
            *bp = sq + ROWS * COLS, *bap = bp + KC * COLS, *ap = bap + KC * COLS,
            *aap = ap + ROWS * KC;
@@ -106,12 +105,9 @@ static int sgemm(bt_problem *p, int part, int parts) {
                  g.lda, g.K, g.ldb, g.N, g.ldc, g.N);
         return 1;
     }
-    /* This part's share of the row blocks. */
+    /* This part's share of the blocks. */
     size_t begin, end;
-    /* the threads share blocks, not rows of blocks: a result of few rows
-     * (256 x 16384) keeps every thread busy */
-    const size_t col_blocks = (size_t)((g.N + COLS - 1) / COLS);
-    bt_share((size_t)((g.M + ROWS - 1) / ROWS) * col_blocks, part, parts, &begin, &end);
+    const size_t col_blocks = bt_share_blocks(g.M, g.N, ROWS, COLS, part, parts, &begin, &end);
     double *scratch = malloc(sizeof(double) * SCRATCH);
     if (!scratch) {
         snprintf(p->error, sizeof p->error, "out of memory");
