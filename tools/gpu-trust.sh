@@ -42,7 +42,7 @@
 #                  as $OUT/landscapes.tgz (complete landscapes for tests/data/, issue 26)
 #   land-toy       every candidate of the toy (tests/toy/axpy.lua) at both sizes, into landscapes.tgz
 #   land-gemm      every candidate of gemm_bf16 at each LAND_SHAPE (1024^3; LAND_ARGS e.g. --reps 200), into landscapes.tgz;
-#                  cubins compiled ahead (bartune compile) come as .landcache.tar.xz
+#                  cubins compiled ahead come as .landcache.tar.xz (tools/precompile.sh; any phase)
 #   header-bench   kernels/gemm_bf16.cuh called as a program does, beside cuBLAS (tools/header-bench.cu)
 #   errors  which runtime calls clear an error the caller left pending (tools/error-probe.cu)
 #   tune-pipeline  the pipeline space (PIPE_ARGS: e.g. a strategy; run emits)
@@ -405,9 +405,7 @@ for line in sys.stdin:
           echo "toy rc=$?"; grep -E "records by status|^  #1 " "$out/landscapes.log" | tail -4 | cut -c1-160
           tar czf "$out/landscapes.tgz" -C /tmp/land r ;;
     land-gemm) # gemm_bf16's complete landscape at LAND_SHAPE (default 1024^3), every candidate;
-          # cubins compiled ahead on another machine come as .landcache.tar.xz (carry it)
-          [ -f .landcache.tar.xz ] && mkdir -p build/variants && tar xJf .landcache.tar.xz -C build/variants &&
-              log "$(find build/variants -name '*.cubin' | wc -l) cubins unpacked"
+          # cubins compiled ahead on another machine: .landcache.tar.xz (tools/gpu-build.sh)
           mkdir -p /tmp/land
           for sh in ${LAND_SHAPE:-1024x1024x1024}; do
               # shellcheck disable=SC2046,SC2086 # the sizes and LAND_ARGS (e.g. --reps 200) are words
