@@ -183,61 +183,65 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
         bt_tuned_for = true;
         if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v15::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 14;
     }
+    if (h->far[0] >= 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v16::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 15;
+    }
     if (h->far[1] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v1::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 15;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v1::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 16;
     }
     if (h->far[1] >= 0 && transa == 1 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v2::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 16;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v2::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 17;
     }
     if (h->far[1] >= 0 && transa == 1 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v3::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 17;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v3::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 18;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v4::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 18;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v4::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 19;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v5::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 19;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v5::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 20;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v6::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 20;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v6::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 21;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v7::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 21;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v7::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 22;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v8::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 16384.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 22;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v8::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 16384.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 23;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v9::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 23;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v9::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 24;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v10::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 24;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v10::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 25;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v11::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 25;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v11::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 26;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v12::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 26;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v12::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 27;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v13::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 27;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v13::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 28;
     }
     if (h->far[1] >= 0 && transa == 0 && transb == 0) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h200_sm90_v14::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 28;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v14::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 29;
     }
     (void)bt_d;
     (void)bt_best;
@@ -257,20 +261,21 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     case 12: return {12, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 13: return {13, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 14: return {14, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v15::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 15: return {15, bartune_gemm_bf16_nvidia_h200_sm90_v1::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 16: return {16, bartune_gemm_bf16_nvidia_h200_sm90_v2::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 17: return {17, bartune_gemm_bf16_nvidia_h200_sm90_v3::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 18: return {18, bartune_gemm_bf16_nvidia_h200_sm90_v4::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 19: return {19, bartune_gemm_bf16_nvidia_h200_sm90_v5::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 20: return {20, bartune_gemm_bf16_nvidia_h200_sm90_v6::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 21: return {21, bartune_gemm_bf16_nvidia_h200_sm90_v7::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 22: return {22, bartune_gemm_bf16_nvidia_h200_sm90_v8::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 23: return {23, bartune_gemm_bf16_nvidia_h200_sm90_v9::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 24: return {24, bartune_gemm_bf16_nvidia_h200_sm90_v10::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 25: return {25, bartune_gemm_bf16_nvidia_h200_sm90_v11::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 26: return {26, bartune_gemm_bf16_nvidia_h200_sm90_v12::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 27: return {27, bartune_gemm_bf16_nvidia_h200_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 28: return {28, bartune_gemm_bf16_nvidia_h200_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 15: return {15, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v16::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 16: return {16, bartune_gemm_bf16_nvidia_h200_sm90_v1::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 17: return {17, bartune_gemm_bf16_nvidia_h200_sm90_v2::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 18: return {18, bartune_gemm_bf16_nvidia_h200_sm90_v3::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 19: return {19, bartune_gemm_bf16_nvidia_h200_sm90_v4::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 20: return {20, bartune_gemm_bf16_nvidia_h200_sm90_v5::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 21: return {21, bartune_gemm_bf16_nvidia_h200_sm90_v6::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 22: return {22, bartune_gemm_bf16_nvidia_h200_sm90_v7::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 23: return {23, bartune_gemm_bf16_nvidia_h200_sm90_v8::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 24: return {24, bartune_gemm_bf16_nvidia_h200_sm90_v9::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 25: return {25, bartune_gemm_bf16_nvidia_h200_sm90_v10::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 26: return {26, bartune_gemm_bf16_nvidia_h200_sm90_v11::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 27: return {27, bartune_gemm_bf16_nvidia_h200_sm90_v12::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 28: return {28, bartune_gemm_bf16_nvidia_h200_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 29: return {29, bartune_gemm_bf16_nvidia_h200_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
         if (!bt_tuned_for)
             return {-1, "no variant was tuned on a device of this compute capability at the call's transa, transb (add a size tuple with them to the problem's tune list)"};
@@ -285,16 +290,17 @@ static const char *const bt_names[] = {
     "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
     "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 scratch_split=4 ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
     "nvidia-h100-80gb-hbm3-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_ahead=box ",
     "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=1: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=4096 ldc=128 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
     "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=256 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=direct split=1 scratch_split=4 ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
     "nvidia-h100-80gb-hbm3-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on ",
@@ -324,7 +330,7 @@ struct bartune_gemm_bf16_path_t {
 #endif
 BARTUNE_GEMM_BF16_ENTRY bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
     const bartune_gemm_bf16_dispatch::bt_path p = bartune_gemm_bf16_dispatch::choose(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 29 : p.variant], p.why};
+    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 30 : p.variant], p.why};
 }
 
 // The variant bartune_gemm_bf16 runs for this call on the current device, and why
@@ -355,20 +361,21 @@ BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int transa, int transb, in
     case 12: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 13: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 14: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v15::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 15: return bartune_gemm_bf16_nvidia_h200_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 16: return bartune_gemm_bf16_nvidia_h200_sm90_v2::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 17: return bartune_gemm_bf16_nvidia_h200_sm90_v3::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 18: return bartune_gemm_bf16_nvidia_h200_sm90_v4::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 19: return bartune_gemm_bf16_nvidia_h200_sm90_v5::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 20: return bartune_gemm_bf16_nvidia_h200_sm90_v6::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 21: return bartune_gemm_bf16_nvidia_h200_sm90_v7::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 22: return bartune_gemm_bf16_nvidia_h200_sm90_v8::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 23: return bartune_gemm_bf16_nvidia_h200_sm90_v9::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 24: return bartune_gemm_bf16_nvidia_h200_sm90_v10::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 25: return bartune_gemm_bf16_nvidia_h200_sm90_v11::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 26: return bartune_gemm_bf16_nvidia_h200_sm90_v12::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 27: return bartune_gemm_bf16_nvidia_h200_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 28: return bartune_gemm_bf16_nvidia_h200_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 15: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v16::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 16: return bartune_gemm_bf16_nvidia_h200_sm90_v1::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 17: return bartune_gemm_bf16_nvidia_h200_sm90_v2::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 18: return bartune_gemm_bf16_nvidia_h200_sm90_v3::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 19: return bartune_gemm_bf16_nvidia_h200_sm90_v4::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 20: return bartune_gemm_bf16_nvidia_h200_sm90_v5::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 21: return bartune_gemm_bf16_nvidia_h200_sm90_v6::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 22: return bartune_gemm_bf16_nvidia_h200_sm90_v7::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 23: return bartune_gemm_bf16_nvidia_h200_sm90_v8::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 24: return bartune_gemm_bf16_nvidia_h200_sm90_v9::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 25: return bartune_gemm_bf16_nvidia_h200_sm90_v10::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 26: return bartune_gemm_bf16_nvidia_h200_sm90_v11::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 27: return bartune_gemm_bf16_nvidia_h200_sm90_v12::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 28: return bartune_gemm_bf16_nvidia_h200_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 29: return bartune_gemm_bf16_nvidia_h200_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     default: return bartune_gemm_bf16_portable::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     }
 }
