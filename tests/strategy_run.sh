@@ -107,6 +107,22 @@ grep -q "starts from the fastest of 1 other size tuple(s) recorded for this devi
 first=$(grep '"n":1000' "$tmp/x/y/$own/pipeline.jsonl" | head -1 | grep -o '"median_ms":[0-9.]*')
 [ -n "$best" ] && [ "$first" = "$best" ] ||
     fail "--warm-from beside this device's records: the first candidate took ${first:-nothing}, the other device's best at these sizes ${best:-nothing}"
+# show names another device's best that this one never measured (n=2000:
+# only the slowest config ran here), and never a config it did measure
+sed -i 's/"name":"[^"]*"/"name":"Other GPU"/' "$tmp/x/y/other-gpu-sm90/pipeline.jsonl"
+"$bartune" show gen/pipeline.lua --results "$tmp/x/y" >"$tmp/x-show.out" || fail "show of two devices failed"
+sed -n "/== .*$own/,/^records by status/p" "$tmp/x-show.out" >"$tmp/x-show.own"
+grep -A1 "never measured on this device: other-gpu-sm90's best" "$tmp/x-show.own" | grep -q "'n=2000' .*--warm-from other-gpu-sm90" ||
+    fail "show: the other device's best at n=2000 not named as never measured here: $(grep -A1 never "$tmp/x-show.own")"
+python3 - "$tmp/x-show.own" "$tmp/x/y/$own/pipeline.jsonl" <<'PY' || fail "show named a config as never measured that was"
+import json, re, sys
+text = open(sys.argv[1]).read()
+mine = [json.loads(l) for l in open(sys.argv[2])]
+for cfg, tup in re.findall(r"never measured on this device: .*? (\{.*\})\n.*--tuple '([^']*)'", text):
+    sizes = dict((k, int(v)) for k, v in (kv.split("=") for kv in tup.split()))
+    if any(r["config"] == json.loads(cfg) and r["sizes"] == sizes for r in mine):
+        sys.exit(f"measured here at {tup}: {cfg}")
+PY
 cp -r "$tmp/x/r" "$tmp/x/cold" && rm -f "$tmp"/x/cold/fake*/pipeline.jsonl
 xrun cold none
 grep -q "starts cold (--warm-from none)" "$tmp/x-cold.err" || fail "--warm-from none: $(head -5 "$tmp/x-cold.err")"

@@ -133,7 +133,8 @@ static const struct command commands[] = {
     {"show", cmd_show, true,
      "usage: bartune show SPACE [--records FILE] [--results DIR] [--size K=V...] [--rank energy]\n"
      "Prints the recorded measurements, fastest first (or least energy first), per device,\n"
-     "at every size tuple recorded or those --size picks.\n",
+     "at every size tuple recorded or those --size picks, and each other device's best\n"
+     "there that this device never measured (run --warm-from measures it first).\n",
      false},
     {"bench", cmd_bench, true,
      "usage: bartune bench SPACE [--size K=V... | --tuple 'K=V ...'...] [--reps N] [--sustain S] "

@@ -111,9 +111,47 @@ void count_statuses(json_t *records) {
     json_decref(counts);
 }
 
+/* Whether `records` hold a measurement (of any status) of `cfg` at `sizes`. */
+static bool measured(json_t *records, json_t *sizes, json_t *cfg) {
+    json_t *at = results_at(records, sizes), *rec;
+    size_t i;
+    bool found = false;
+    json_array_foreach(at, i, rec) {
+        if ((found = json_equal(json_object_get(rec, "config"), cfg))) break;
+    }
+    json_decref(at);
+    return found;
+}
+
+/* Another device's best at these sizes that this device never measured: a
+ * card tuned before another found a better kind at a shape keeps serving its
+ * own worse one (the H100's tall-K ran 2.2x the H200's kind there; NOTES,
+ * thirtieth session). `all`: every device's records, by folder. */
+static void print_unmeasured(space *s, json_t *records, json_t *sizes, const char *key,
+                             json_t *all) {
+    const char *other;
+    json_t *recs;
+    json_object_foreach(all, other, recs) {
+        passed_over p;
+        json_t *best = strcmp(other, key) ? best_current(s, recs, sizes, NULL, &p) : NULL;
+        json_t *cfg = best ? json_object_get(best, "config") : NULL;
+        if (!cfg || measured(records, sizes, cfg)) continue;
+        char *c = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS), *at = sizes_describe(sizes);
+        printf("  never measured on this device: %s's best at these sizes (%.4f ms there) %s\n"
+               "    (bartune run %s --tuple '%s' --strategy ils --budget N --warm-from %s "
+               "measures it first)\n",
+               other, json_number_value(json_object_get(best, "median_ms")), c, space_file(s), at,
+               other);
+        free(at);
+        free(c);
+    }
+}
+
 /* Prints one results file's summary, at the size tuples --size picks (all
- * without it). `key`: the device folder it is in. */
-static bool show_file(space *s, const options *o, const char *path, const char *key, int *shown) {
+ * without it). `key`: the device folder it is in; `all`: every device's
+ * records by folder (NULL with --records). */
+static bool show_file(space *s, const options *o, const char *path, const char *key, json_t *all,
+                      int *shown) {
     int dropped;
     char *err = NULL;
     json_t *recs = results_load(path, key, &dropped, &err);
@@ -134,6 +172,7 @@ static bool show_file(space *s, const options *o, const char *path, const char *
         if (proc_interrupted) break; /* a long list of sizes: Ctrl-C ends it */
         if (!session_sizes_match(o, z)) continue;
         print_summary(s, recs, z, name ? name : "?");
+        if (all && key) print_unmeasured(s, recs, z, key, all);
         here++;
     }
     *shown += here;
@@ -149,22 +188,36 @@ static bool show_file(space *s, const options *o, const char *path, const char *
 typedef struct {
     space *s;
     const options *o;
-    int shown; /* size tuples shown, over every device */
+    json_t *all; /* every device's records, by folder */
+    int shown;   /* size tuples shown, over every device */
 } show_ctx;
 
 static bool show_each(void *ctx, const char *key, const char *path) {
     show_ctx *c = ctx;
-    return show_file(c->s, c->o, path, key, &c->shown);
+    return show_file(c->s, c->o, path, key, c->all, &c->shown);
+}
+
+/* Loads a device's records into c->all; one that cannot be read is left
+ * out here (show_file says why). */
+static bool load_each(void *ctx, const char *key, const char *path) {
+    show_ctx *c = ctx;
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, key, &dropped, &err);
+    free(err);
+    if (recs) json_object_set_new(c->all, key, recs);
+    return true;
 }
 
 int cmd_show(const options *o) {
     space *s = session_open_space(o);
     if (!s) return EXIT_INPUT;
     bool ok = true;
-    show_ctx c = {s, o, 0};
+    show_ctx c = {s, o, json_object(), 0};
     if (o->records) {
-        ok = show_file(s, o, o->records, NULL, &c.shown);
-    } else if (!results_each_device(o->results, space_name(s), true, show_each, &c, &ok)) {
+        ok = show_file(s, o, o->records, NULL, NULL, &c.shown);
+    } else if (!results_each_device(o->results, space_name(s), true, load_each, &c, &ok) ||
+               !results_each_device(o->results, space_name(s), true, show_each, &c, &ok)) {
         printf("no results for %s under %s\n", space_name(s), o->results);
         c.shown = 1; /* nothing to show is not bad input */
     }
@@ -172,6 +225,7 @@ int cmd_show(const options *o) {
         msg_error("no device's records of %s hold the --size values given", space_name(s));
         ok = false;
     }
+    json_decref(c.all);
     space_close(s);
     return ok ? EXIT_OK : EXIT_INPUT;
 }
