@@ -243,6 +243,14 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
         bt_tuned_for = true;
         if (bartune_gemm_bf16_nvidia_h200_sm90_v14::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 29;
     }
+    if (h->far[1] >= 0 && transa == 0 && transb == 1) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v15::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 30;
+    }
+    if (h->far[1] >= 0 && transa == 0 && transb == 0) {
+        bt_tuned_for = true;
+        if (bartune_gemm_bf16_nvidia_h200_sm90_v16::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 8192.0) + bt_dist(M, 8192.0) + bt_dist(N, 8192.0) + bt_dist(lda, 8192.0) + bt_dist(ldb, 8192.0) + bt_dist(ldc, 8192.0)) < bt_best) bt_best = bt_d, bt_pick = 31;
+    }
     (void)bt_d;
     (void)bt_best;
     switch (bt_pick) {
@@ -276,6 +284,8 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     case 27: return {27, bartune_gemm_bf16_nvidia_h200_sm90_v12::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 28: return {28, bartune_gemm_bf16_nvidia_h200_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 29: return {29, bartune_gemm_bf16_nvidia_h200_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 30: return {30, bartune_gemm_bf16_nvidia_h200_sm90_v15::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 31: return {31, bartune_gemm_bf16_nvidia_h200_sm90_v16::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
         if (!bt_tuned_for)
             return {-1, "no variant was tuned on a device of this compute capability at the call's transa, transb (add a size tuple with them to the problem's tune list)"};
@@ -311,10 +321,12 @@ static const char *const bt_names[] = {
     "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
     "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on ",
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box ",
-    "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
+    "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=tma ",
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
     "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
     "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
+    "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
+    "nvidia-h200-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
     "portable"};
 }  // namespace bartune_gemm_bf16_dispatch
 
@@ -330,7 +342,7 @@ struct bartune_gemm_bf16_path_t {
 #endif
 BARTUNE_GEMM_BF16_ENTRY bartune_gemm_bf16_path_t bartune_gemm_bf16_path(int transa, int transb, int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B, int ldb, float beta, __nv_bfloat16 *C, int ldc) {
     const bartune_gemm_bf16_dispatch::bt_path p = bartune_gemm_bf16_dispatch::choose(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 30 : p.variant], p.why};
+    return {p.variant, bartune_gemm_bf16_dispatch::bt_names[p.variant < 0 ? 32 : p.variant], p.why};
 }
 
 // The variant bartune_gemm_bf16 runs for this call on the current device, and why
@@ -376,6 +388,8 @@ BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int transa, int transb, in
     case 27: return bartune_gemm_bf16_nvidia_h200_sm90_v12::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 28: return bartune_gemm_bf16_nvidia_h200_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 29: return bartune_gemm_bf16_nvidia_h200_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 30: return bartune_gemm_bf16_nvidia_h200_sm90_v15::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 31: return bartune_gemm_bf16_nvidia_h200_sm90_v16::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     default: return bartune_gemm_bf16_portable::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     }
 }
