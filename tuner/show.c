@@ -123,17 +123,30 @@ static bool measured(json_t *records, json_t *sizes, json_t *cfg) {
     return found;
 }
 
+/* A results file as show reads it, once: {"records", "dropped"} or {"error"}. */
+static json_t *load_file(const char *path, const char *key) {
+    int dropped;
+    char *err = NULL;
+    json_t *recs = results_load(path, key, &dropped, &err);
+    json_t *loaded = recs ? json_pack("{s:o, s:i}", "records", recs, "dropped", dropped)
+                          : json_pack("{s:s}", "error", err);
+    free(err);
+    return loaded;
+}
+
 /* Another device's best at these sizes that this device never measured: a
  * card tuned before another found a better kind at a shape keeps serving its
  * own worse one (the H100's tall-K ran 2.2x the H200's kind there; NOTES,
- * thirtieth session). `all`: every device's records, by folder. */
+ * thirtieth session). `all`: every device's load_file, by folder. */
 static void print_unmeasured(space *s, json_t *records, json_t *sizes, const char *key,
                              json_t *all) {
     const char *other;
-    json_t *recs;
-    json_object_foreach(all, other, recs) {
+    json_t *loaded;
+    json_object_foreach(all, other, loaded) {
+        json_t *recs = json_object_get(loaded, "records");
+        if (!recs || !strcmp(other, key)) continue;
         passed_over p;
-        json_t *best = strcmp(other, key) ? best_current(s, recs, sizes, NULL, &p) : NULL;
+        json_t *best = best_current(s, recs, sizes, NULL, &p);
         json_t *cfg = best ? json_object_get(best, "config") : NULL;
         if (!cfg || measured(records, sizes, cfg)) continue;
         char *c = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS), *at = sizes_describe(sizes);
@@ -147,24 +160,21 @@ static void print_unmeasured(space *s, json_t *records, json_t *sizes, const cha
     }
 }
 
-/* Prints one results file's summary, at the size tuples --size picks (all
- * without it). `key`: the device folder it is in; `all`: every device's
- * records by folder (NULL with --records). */
-static bool show_file(space *s, const options *o, const char *path, const char *key, json_t *all,
-                      int *shown) {
-    int dropped;
-    char *err = NULL;
-    json_t *recs = results_load(path, key, &dropped, &err);
+/* Prints one results file's summary (`loaded`: its load_file), at the size
+ * tuples --size picks (all without it). `key`: the device folder it is in;
+ * `all`: every device's load_file by folder (NULL with --records). */
+static bool show_file(space *s, const options *o, const char *path, json_t *loaded, const char *key,
+                      json_t *all, int *shown) {
+    json_t *recs = json_object_get(loaded, "records");
     if (!recs) {
-        msg_error("%s", err);
-        free(err);
+        msg_error("%s", json_string_value(json_object_get(loaded, "error")));
         return false;
     }
     json_t *first = json_array_get(recs, 0);
     const char *name =
         first ? json_string_value(json_object_get(json_object_get(first, "device"), "name")) : NULL;
     printf("== %s (%zu records%s)\n", path, json_array_size(recs),
-           dropped ? ", torn line dropped" : "");
+           json_integer_value(json_object_get(loaded, "dropped")) ? ", torn line dropped" : "");
     json_t *sizes = results_sizes(recs), *z;
     size_t i;
     int here = 0;
@@ -172,7 +182,7 @@ static bool show_file(space *s, const options *o, const char *path, const char *
         if (proc_interrupted) break; /* a long list of sizes: Ctrl-C ends it */
         if (!session_sizes_match(o, z)) continue;
         print_summary(s, recs, z, name ? name : "?");
-        if (all && key) print_unmeasured(s, recs, z, key, all);
+        if (all) print_unmeasured(s, recs, z, key, all);
         here++;
     }
     *shown += here;
@@ -181,32 +191,25 @@ static bool show_file(space *s, const options *o, const char *path, const char *
                "size tuple recorded)\n");
     count_statuses(recs);
     json_decref(sizes);
-    json_decref(recs);
     return true;
 }
 
 typedef struct {
     space *s;
     const options *o;
-    json_t *all; /* every device's records, by folder */
+    json_t *all; /* every device's load_file, by folder */
     int shown;   /* size tuples shown, over every device */
 } show_ctx;
 
-static bool show_each(void *ctx, const char *key, const char *path) {
-    show_ctx *c = ctx;
-    return show_file(c->s, c->o, path, key, c->all, &c->shown);
-}
-
-/* Loads a device's records into c->all; one that cannot be read is left
- * out here (show_file says why). */
 static bool load_each(void *ctx, const char *key, const char *path) {
     show_ctx *c = ctx;
-    int dropped;
-    char *err = NULL;
-    json_t *recs = results_load(path, key, &dropped, &err);
-    free(err);
-    if (recs) json_object_set_new(c->all, key, recs);
+    json_object_set_new(c->all, key, load_file(path, key));
     return true;
+}
+
+static bool show_each(void *ctx, const char *key, const char *path) {
+    show_ctx *c = ctx;
+    return show_file(c->s, c->o, path, json_object_get(c->all, key), key, c->all, &c->shown);
 }
 
 int cmd_show(const options *o) {
@@ -215,7 +218,9 @@ int cmd_show(const options *o) {
     bool ok = true;
     show_ctx c = {s, o, json_object(), 0};
     if (o->records) {
-        ok = show_file(s, o, o->records, NULL, NULL, &c.shown);
+        json_t *loaded = load_file(o->records, NULL);
+        ok = show_file(s, o, o->records, loaded, NULL, NULL, &c.shown);
+        json_decref(loaded);
     } else if (!results_each_device(o->results, space_name(s), true, load_each, &c, &ok) ||
                !results_each_device(o->results, space_name(s), true, show_each, &c, &ok)) {
         printf("no results for %s under %s\n", space_name(s), o->results);
