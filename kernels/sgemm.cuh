@@ -173,10 +173,10 @@ static const char *const bt_names[] = {
     "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2 ",
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=32 tm=8 tn=4 stages=3 a_layout=m raster=grouped min_blocks=2 ",
     "nvidia-h200-sm90 at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 ",
-    "nvidia-h200-sm90 at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k raster=grouped min_blocks=1 ",
+    "nvidia-h200-sm90 at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1 ",
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: barrier=named producer=regs producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=2 a_layout=k raster=row min_blocks=1 split=1 ",
     "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k raster=row min_blocks=2 ",
-    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 ",
+    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread ",
     "portable"};
 }  // namespace bartune_sgemm_dispatch
 

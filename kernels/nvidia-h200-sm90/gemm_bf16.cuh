@@ -8021,9 +8021,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v7
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0137 ms (min 0.0127, max 0.0163),
-// measured 2026-12-05T15:03:40Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0135 ms (min 0.0126, max 0.0202),
+// measured 2026-12-06T04:57:01Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -8035,7 +8035,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8
+// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -8116,7 +8116,7 @@ constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one 
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
 constexpr bool kPersistent = false;
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
-constexpr int kGroup = 8;  // rows of units per L2 group
+constexpr int kGroup = 0;  // rows of units per L2 group
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
 // buffer of shared memory that the copy engine stores (C's old values come
 // in the same way, loaded while the main loop runs); direct: from registers
@@ -14034,9 +14034,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v13
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0136 ms (min 0.0127, max 0.0177),
-// measured 2026-12-05T15:03:35Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0134 ms (min 0.0125, max 0.0182),
+// measured 2026-12-06T04:56:55Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -14048,7 +14048,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8
+// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -14129,7 +14129,7 @@ constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one 
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
 constexpr bool kPersistent = false;
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
-constexpr int kGroup = 8;  // rows of units per L2 group
+constexpr int kGroup = 0;  // rows of units per L2 group
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
 // buffer of shared memory that the copy engine stores (C's old values come
 // in the same way, loaded while the main loop runs); direct: from registers

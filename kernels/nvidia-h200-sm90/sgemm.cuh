@@ -1775,9 +1775,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v4
 
-// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.8450 ms (min 1.8427, max 1.8675),
-// measured 2026-12-05T17:15:23Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k raster=grouped min_blocks=1 
+// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.7964 ms (min 1.7928, max 1.8173),
+// measured 2026-12-06T04:56:45Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -1785,7 +1785,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k raster=grouped min_blocks=1
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -1947,7 +1947,10 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
 #pragma unroll
             for (int i = 0; i < kTM; ++i)
 #pragma unroll
-                for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
+                for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
+                    const int j = (i & 1) ? kTN - 1 - jj : jj;
+                    acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
+                }
     }
 }
 
@@ -3311,9 +3314,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v7
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0668 ms (min 0.0652, max 0.0724),
-// measured 2026-12-05T15:03:09Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0646 ms (min 0.0636, max 0.0663),
+// measured 2026-12-06T04:56:47Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -3321,7 +3324,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16
+// Variant: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -3389,7 +3392,7 @@ struct Gemm {
 __device__ __forceinline__ void tile_of(int& tm, int& tn) {
     if (kGroup == 0) {
         tm = blockIdx.y;
-        tn = blockIdx.x;
+        tn = blockIdx.x / kSplit;
         return;
     }
     const int tiles_n = gridDim.x, tiles_m = gridDim.y;
@@ -3407,7 +3410,7 @@ __device__ __forceinline__ bool vec_ok(const float* p, int ld) {
 __device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
                                           const float* B, int ldb, float beta, float* C, int ldc) {
     const int total = (K + kBK - 1) / kBK, per = (total + kSplit - 1) / kSplit;
-    const int kt0 = kSplit > 1 ? (int)blockIdx.z * per : 0;
+    const int kt0 = kSplit > 1 ? (int)(blockIdx.x % kSplit) * per : 0;
     const int count = kSplit > 1 ? max(0, min(per, total - kt0)) : total;
     Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
            vec_ok(C, ldc), 0, 0, kt0, count};
@@ -3516,6 +3519,43 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
     }
 }
 
+// scratch_sum = spread: once a tile's kSplit blocks have written their
+// partials (consecutive blocks, blockIdx.x % kSplit the slice: the block scheduler
+// starts them in order, so the blocks a block waits for run or have run),
+// block r adds share r of the tile's float4s over the slots in split order
+// (the same sums every launch) and stores them, every thread taking part:
+// each block reads 1 / kSplit of what the last block alone would.
+__device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, unsigned* count) {
+    if (threadIdx.x == 0) {
+        atomicAdd(count, 1u);
+        unsigned n;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(count) : "memory");
+        while (n < kSplit);
+    }
+    __syncthreads();  // the others' partials are read after thread 0 saw them counted
+    constexpr int kQuads = kBM * kBN / 4;
+    const int r = blockIdx.x % kSplit, e1 = (r + 1) * kQuads / kSplit;
+    const bool read_c = g.beta != 0.0f;
+    for (int e = r * kQuads / kSplit + threadIdx.x; e < e1; e += kThreads) {
+        float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int z = 0; z < kSplit; ++z) {  // L2: other SMs wrote them
+            const float4 v = __ldcg(reinterpret_cast<const float4*>(slots) + z * kQuads + e);
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+        const int gm = g.m0 + e / (kBN / 4), gn = g.n0 + e % (kBN / 4) * 4;
+        if (gm >= g.M) continue;
+        float* c = g.C + (long long)gm * g.ldc + gn;
+        const float v[4] = {s.x, s.y, s.z, s.w};
+        if (g.c_vec && gn + 4 <= g.N) {
+            float4 o = read_c ? *reinterpret_cast<const float4*>(c) : make_float4(0, 0, 0, 0);
+            *reinterpret_cast<float4*>(c) = make_float4(fmaf(g.alpha, v[0], g.beta * o.x), fmaf(g.alpha, v[1], g.beta * o.y),
+                                                        fmaf(g.alpha, v[2], g.beta * o.z), fmaf(g.alpha, v[3], g.beta * o.w));
+        } else {
+            for (int q = 0; q < 4 && gn + q < g.N; ++q) c[q] = fmaf(g.alpha, v[q], read_c ? g.beta * c[q] : 0.0f);
+        }
+    }
+}
+
 // The tile's end: stored by each consumer (ctid >= 0); under split-K the
 // blocks of the cluster (every thread, producers too, takes part in the
 // cluster barriers) first add their sums into the first block's shared
@@ -3530,8 +3570,7 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // which keeps the slots 16-byte aligned); every slot is written before
     // it is read.
     (void)smem;
-    __shared__ bool last;
-    const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+    const long long tiles = (long long)gridDim.x / kSplit * gridDim.y, tile = (long long)blockIdx.y * (gridDim.x / kSplit) + blockIdx.x / kSplit;
     const long long counter_words = (tiles + 63) / 64 * 64;
     float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
     unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
@@ -3541,27 +3580,12 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
             for (int j = 0; j < kTN; j += 4) {
-                float* slot = slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                float* slot = slots + (blockIdx.x % kSplit) * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
                 *reinterpret_cast<float4*>(slot) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             }
     __threadfence();  // this block's partial is visible before its count
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
-    __syncthreads();
-    if (!last || ctid < 0) return;
-    __threadfence();  // the other blocks' partials, counted, are read after their counts
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4) {
-            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            for (int z = 0; z < kSplit; ++z) {  // L2, not L1: other SMs wrote them
-                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
-                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
-            }
-            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
-        }
-    store_tile(g, ctid, acc);
+    spread_sum(g, slots, count);
 }
 // Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
 // kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
@@ -3796,9 +3820,9 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = (bt_ceil_div(bt_s_N, 64LL));
+    const long long bt_grid_x = ((bt_ceil_div(bt_s_N, 64LL) * 16LL));
     const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
-    const long long bt_grid_z = 16LL;
+    const long long bt_grid_z = 1LL;
     const long long bt_block_x = 192LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
