@@ -8,6 +8,7 @@
 #           at every shape of its tune list but 8192^3 (its reference alone
 #           takes a minute)
 #   cluster-probe  how many thread-block clusters of 1..16 CTAs, one an SM, run at once
+#   memset-probe  what a split-K call's scratch costs: pool, memset and free around a kernel
 #   race    does racecheck read the skeleton's rings right? tools/race-probe.cu
 #           under racecheck, then without a tool (real races read stale words)
 #   diag    the headers' probe attributes as the runtime reports them
@@ -154,6 +155,8 @@ for p in $phases; do
     cluster-probe) # how many clusters of 1..16 CTAs (one an SM) run at once (tools/cluster-probe.cu)
           nvcc -arch=sm_90 -o /tmp/cluster-probe tools/cluster-probe.cu && /tmp/cluster-probe 120 200
           /tmp/cluster-probe 100 200 ;;
+    memset-probe) # what a call's scratch (pool, memset, free) costs beside the kernel (tools/memset-probe.cu)
+          nvcc -arch=sm_90 -o /tmp/memset-probe tools/memset-probe.cu && /tmp/memset-probe 200 ;;
     race) nvcc -arch=sm_90 -lineinfo -o /tmp/race-probe tools/race-probe.cu
           { echo "-- under racecheck (2 blocks, 16 rounds)"
             for c in "none 1 2" "early 1 2" "arrive 1 2" "mbar 1 2" "mbar_warp 1 2" "none 4 2" "early 4 2" \
