@@ -101,21 +101,9 @@ end })
 -- of it, once all have written theirs (they wait for each other: blockIdx.x
 -- is the tile's column times scratch_split plus the slice, so a tile's
 -- blocks are consecutive and start together), as
--- gemm_bf16's spread. On the H200 at 256 x 256 x 16384, as twins: spread
--- 0.0646 ms against last's 0.0664 (NOTES.md 2026-12-06).
+-- gemm_bf16's spread. Not yet measured (NOTES.md 2026-12-05).
 param("scratch_sum", { "last", "spread" }, { default = "last", when = function(c)
   return (c.scratch_split or 1) > 1
-end })
--- How the producer warps copy a k-tile that 16-byte copies cannot (an
--- operand's base or ld not a multiple of 4 floats: 3001 x 2999 x 4097,
--- 0.93 of cuBLAS there with every other shape's kernels at 0.95 or more):
--- four consecutive elements a thread, each copy of a warp spread over 16
--- sectors ("quad", the loaders' float4 units), or consecutive threads on
--- consecutive elements ("lanes": 4 to 6 sectors a copy). Aligned operands
--- copy as before either way. Declared with "quad" as the default (the
--- records stay current), where producer warps copy with cp.async.
-param("scalar_copy", { "quad", "lanes" }, { default = "quad", when = function(c)
-  return c.producer == "cp_async" and c.barrier == "mbarrier" and c.tm == 8 and c.tn == 8
 end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch

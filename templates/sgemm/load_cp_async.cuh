@@ -52,48 +52,13 @@ __device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, fl
     }
 }
 
-//% if scalar_copy == "lanes" then
-// A k-tile inside both matrices where an operand rules out 16-byte copies
-// (an unaligned base or ld, as 3001 x 2999 x 4097's 4097 and 2999): element
-// copies, consecutive threads on consecutive elements of a row, so a warp's
-// copy reads one or two runs of contiguous bytes (4 to 6 sectors) where
-// copy4's four-element units spread each of its copies over 16.
-__device__ __forceinline__ void issue_lanes(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
-    constexpr int kAElems = kBM * kBK, kBElems = kBK * kBN;
-    static_assert(kLoaders % kBK == 0, "a k-tile row of A is whole in each round of the loaders");
-    // rounds of the loaders four at a time: unrolled whole, ptxas kept an
-    // address a copy live (64 x 128 x 16: 202 registers against copy4's 111)
-    const float* a = g.A + (long long)(g.m0 + ptid / kBK) * g.lda + k0 + ptid % kBK;
-    const long long a_step = (long long)(kLoaders / kBK) * g.lda;
-#pragma unroll 4
-    for (int it = 0; it < (kAElems + kLoaders - 1) / kLoaders; ++it, a += a_step) {
-        const int e = ptid + it * kLoaders;
-        if (kAElems % kLoaders != 0 && e >= kAElems) break;  // known at compile time where whole
-        const int row = e / kBK, k = e % kBK;
-        cp_async4(kAKMajor ? As + k * kAStride + row : As + row * kAStride + k, a, true);
-    }
-    const float* b = g.B + (long long)k0 * g.ldb + g.n0;
-#pragma unroll 4
-    for (int it = 0; it < (kBElems + kLoaders - 1) / kLoaders; ++it) {
-        const int e = ptid + it * kLoaders;
-        if (kBElems % kLoaders != 0 && e >= kBElems) break;
-        const int kr = e / kBN, n = e % kBN;
-        cp_async4(Bs + kr * kBN + n, b + (long long)kr * g.ldb + n, true);
-    }
-}
-
-//% end
 __device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
     const int k0 = (g.kt0 + kt) * kBK;
     if (inside_tile(g, k0)) {  // no checks and no zero fill
         if (g.a_vec && g.b_vec)
             issue_inside<true>(g, k0, ptid, As, Bs);
         else
-//% if scalar_copy == "lanes" then
-            issue_lanes(g, k0, ptid, As, Bs);
-//% else
             issue_inside<false>(g, k0, ptid, As, Bs);
-//% end
         return;
     }
 #pragma unroll
