@@ -68,6 +68,11 @@ end })
 param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
   return c.tm == 8 and c.tn == 8 and c.frag ~= "k2" and c.producer == "cp_async" and c.a_layout == "k"
 end })
+-- (Tried and removed: "lanes" copies where an operand rules out 16-byte
+-- ones, consecutive threads on consecutive elements instead of copy4's four
+-- consecutive elements a thread, so a warp's 4-byte copy reads 4-6 sectors
+-- rather than 16. At 3001 x 2999 x 4097 on the H100, as twins of the best:
+-- 2.4455-2.4881 ms against 1.8048-1.8483, all verified. NOTES.md 2026-12-06.)
 param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,
