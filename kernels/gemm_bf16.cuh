@@ -165,7 +165,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     }
     if (h->far[0] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
-        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 10;
+        if (bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v11::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 10;
     }
     if (h->far[0] >= 0 && transa == 0 && transb == 1) {
         bt_tuned_for = true;
@@ -264,7 +264,7 @@ inline bt_path choose(int transa, int transb, int M, int N, int K, float alpha, 
     case 7: return {7, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v8::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 8: return {8, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v9::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 9: return {9, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v10::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 10: return {10, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 10: return {10, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v11::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 11: return {11, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v12::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 12: return {12, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v13::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 13: return {13, bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v14::fallback_reason(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
@@ -299,14 +299,14 @@ static const char *const bt_names[] = {
     "nvidia-h100-80gb-hbm3-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_early=late c_ahead=box ",
     "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128 transa=0 transb=0: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096 transa=0 transb=0: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
     "nvidia-h100-80gb-hbm3-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=1 grid=persistent raster=grouped epilogue=tma_store c_ahead=box ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=1: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=tma ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=4096 ldc=128 transa=0 transb=1: kind=wgmma bn=128 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=6 cluster=1 grid=tile raster=row epilogue=tma_store c_ahead=tile ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=256 ldc=4096 transa=0 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=grouped epilogue=direct split_one=8 ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=256 ldc=4096 transa=0 transb=1: kind=wgmma bn=128 wm=128 consumers=2 schedule=pingpong order=named producer=warp stages=4 cluster=1 grid=persistent raster=row epilogue=tma ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=1 transb=1: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store overlap=on ",
     "nvidia-h100-80gb-hbm3-sm90 at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=0: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on ",
@@ -368,7 +368,7 @@ BARTUNE_GEMM_BF16_ENTRY cudaError_t bartune_gemm_bf16(int transa, int transb, in
     case 7: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v8::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 8: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v9::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 9: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v10::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 10: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v7::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 10: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v11::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 11: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v12::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 12: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v13::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 13: return bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v14::run(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
