@@ -10,15 +10,8 @@
 // its start and end; clusters whose start comes after the first end ran in
 // a later wave.
 // Usage: cluster-probe [SMEM_KB (default 120: one CTA per SM)] [SPIN_US (200)]
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
+#include "probe.cuh"
 
-__device__ __forceinline__ unsigned long long global_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 __device__ __forceinline__ unsigned sm_id() {
     unsigned s;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
@@ -40,7 +33,9 @@ __global__ void spin(unsigned long long *start, unsigned long long *end, unsigne
     sm[blockIdx.x] = sm_id();
 }
 
-#define CHECK(x)                                                                                   \
+// A call checked inside probe(): that size fails and the next is tried
+// (probe.cuh's CHECK would end the program).
+#define TRY(x)                                                                                     \
     do {                                                                                           \
         cudaError_t e_ = (x);                                                                      \
         if (e_ != cudaSuccess) {                                                                   \
@@ -64,20 +59,20 @@ static bool probe(int size, int sms, size_t smem, unsigned long long spin_ns) {
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     int fit = 0;
-    CHECK(cudaOccupancyMaxActiveClusters(&fit, spin, &cfg));
+    TRY(cudaOccupancyMaxActiveClusters(&fit, spin, &cfg));
     unsigned long long *start, *end;
     unsigned *sm;
-    CHECK(cudaMalloc(&start, ctas * sizeof *start));
-    CHECK(cudaMalloc(&end, ctas * sizeof *end));
-    CHECK(cudaMalloc(&sm, ctas * sizeof *sm));
-    CHECK(cudaLaunchKernelEx(&cfg, spin, start, end, sm, spin_ns));
-    CHECK(cudaDeviceSynchronize());
+    TRY(cudaMalloc(&start, ctas * sizeof *start));
+    TRY(cudaMalloc(&end, ctas * sizeof *end));
+    TRY(cudaMalloc(&sm, ctas * sizeof *sm));
+    TRY(cudaLaunchKernelEx(&cfg, spin, start, end, sm, spin_ns));
+    TRY(cudaDeviceSynchronize());
     unsigned long long *s = (unsigned long long *)malloc(ctas * sizeof *s),
                        *e = (unsigned long long *)malloc(ctas * sizeof *e);
     unsigned *where = (unsigned *)malloc(ctas * sizeof *where);
-    CHECK(cudaMemcpy(s, start, ctas * sizeof *s, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(e, end, ctas * sizeof *e, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(where, sm, ctas * sizeof *where, cudaMemcpyDeviceToHost));
+    TRY(cudaMemcpy(s, start, ctas * sizeof *s, cudaMemcpyDeviceToHost));
+    TRY(cudaMemcpy(e, end, ctas * sizeof *e, cudaMemcpyDeviceToHost));
+    TRY(cudaMemcpy(where, sm, ctas * sizeof *where, cudaMemcpyDeviceToHost));
     unsigned long long first_end = ~0ull;
     for (int i = 0; i < ctas; i++)
         if (e[i] < first_end) first_end = e[i];

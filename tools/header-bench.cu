@@ -42,6 +42,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <vector>
+#include "probe.cuh"
 
 #ifdef HB_SGEMM
 #include "sgemm.cuh"
@@ -52,15 +53,6 @@ __device__ inline float to_elem(float v) { return v; }
 typedef __nv_bfloat16 elem_t;
 __device__ inline __nv_bfloat16 to_elem(float v) { return __float2bfloat16(v); }
 #endif
-
-#define CHECK(x)                                                                         \
-    do {                                                                                 \
-        cudaError_t e_ = (x);                                                            \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
 
 struct Shape {
     int m, n, k, ta, tb;

@@ -12,35 +12,18 @@
 // same without the memset; back to back, and one call between two events
 // (as the runner times a launch).
 // Usage: memset-probe [REPS (200)]
+#include "probe.cuh"
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-
-__device__ __forceinline__ unsigned long long global_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 
 // Spins `ns` nanoseconds; reads the scratch's first word so the memset is
 // a dependency of the kernel as the counters are.
 __global__ void spin(unsigned long long ns, const unsigned *scratch, unsigned *sink) {
     const unsigned long long t0 = global_ns();
     unsigned v = scratch ? scratch[0] : 0;
-    while (global_ns() - t0 < ns) v += 1;
-    if (v == 0xffffffffu) *sink = v;  // never: keeps the loop
+    while (global_ns() - t0 < ns)
+        v += 1;
+    if (v == 0xffffffffu) *sink = v; // never: keeps the loop
 }
-
-#define CHECK(x)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (x);                                                             \
-        if (e_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "memset-probe: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), \
-                    __LINE__);                                                            \
-            exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 enum Way { KERNEL, MEMSET, POOL_MEMSET, POOL };
 static const char *kWays[] = {"kernel alone", "memset + kernel", "pool + memset + kernel + free",
@@ -78,9 +61,11 @@ int main(int argc, char **argv) {
     for (unsigned long long us : {2ull, 8ull, 13ull, 64ull}) {
         printf("kernel of %llu us:\n", us);
         for (int w = KERNEL; w <= POOL; w++) {
-            for (int i = 0; i < 20; i++) call(Way(w), us * 1000, fixed, sink, pool, s);  // warm
+            for (int i = 0; i < 20; i++)
+                call(Way(w), us * 1000, fixed, sink, pool, s); // warm
             CHECK(cudaEventRecord(a, s));
-            for (int i = 0; i < reps; i++) call(Way(w), us * 1000, fixed, sink, pool, s);
+            for (int i = 0; i < reps; i++)
+                call(Way(w), us * 1000, fixed, sink, pool, s);
             CHECK(cudaEventRecord(b, s));
             CHECK(cudaEventSynchronize(b));
             float ms = 0;
