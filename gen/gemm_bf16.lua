@@ -226,17 +226,18 @@ launch(function(c, s, dev)
   end
   if c.stream_k == "on" then
     -- every cluster (units or not); a flag per CTA (whole 256-byte lines:
-    -- the prefix cleared at a launch), then a slot of rows x bn fp32 sums each
+    -- the zero prefix, which the kernel leaves zero: each flag's waiter
+    -- lowers it), then a slot of rows x bn fp32 sums each
     local ctas = dev.sms // c.cluster * c.cluster
     local flags = ceil_div(ctas, 64) * 64 * 4
     return { grid = { ctas }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
       tensor_maps = maps, scratch = flags + ctas * c.rows * c.bn * 4, scratch_zero = flags,
-      persistent = c.cluster >= 4 or nil }
+      scratch_zero_kept = true, persistent = c.cluster >= 4 or nil }
   end
   local ss = c.scratch_split or 1
   if ss > 1 then
-    -- a counter per CTA of a grid row (whole 256-byte lines: the prefix
-    -- cleared at a launch): per tile, or under split_scratch per row slice
+    -- a counter per CTA of a grid row (whole 256-byte lines: the zero
+    -- prefix, which the kernel leaves zero for the next launch): per tile, or under split_scratch per row slice
     -- of it, a cluster of `split` CTAs; then each tile's ss partial tiles of
     -- fp32 sums. A tile's CTAs are a grid row each (last, split_scratch), or
     -- blocks u * ss .. u * ss + ss - 1 (spread)
@@ -244,7 +245,8 @@ launch(function(c, s, dev)
     local counters = ceil_div(ctas, 64) * 64 * 4
     return { grid = c.scratch_sum == "spread" and { ctas * ss } or { ctas, ss }, block = { c.threads },
       smem = c.smem_bytes, resident = 1, min_cc = 90,
-      tensor_maps = maps, scratch = counters + blocks * c.cluster * ss * c.rows * c.bn * 4, scratch_zero = counters }
+      tensor_maps = maps, scratch = counters + blocks * c.cluster * ss * c.rows * c.bn * 4, scratch_zero = counters,
+      scratch_zero_kept = true }
   end
   -- persistent: clusters of 4 or more, so that the runner and the header
   -- launch only as many as fit at once (30 of 4 on the H200, not 132 / 4;

@@ -156,8 +156,9 @@ end)
 
 -- One block per tile of C (per slice of K under split-K); what the runner
 -- launches is what the header does. Split-K through scratch: a counter per
--- tile (whole 256-byte lines: the zero prefix a launch clears), then
--- `scratch_split` partial tiles per tile (written before they are read).
+-- tile (whole 256-byte lines: the zero prefix, which the kernel leaves zero
+-- for the next launch, so a call clears nothing), then `scratch_split`
+-- partial tiles per tile (written before they are read).
 launch(function(c, s, dev)
   local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
@@ -167,7 +168,7 @@ launch(function(c, s, dev)
   return { grid = grid, block = { c.threads },
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,
-           scratch_zero = scratch(c) and counters or nil }
+           scratch_zero = scratch(c) and counters or nil, scratch_zero_kept = scratch(c) or nil }
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s (run

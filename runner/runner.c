@@ -45,7 +45,7 @@
 #include "runner_client.h" /* RUNNER_SCRATCH_MAX */
 #include "util.h"
 
-enum { PROTOCOL_VERSION = 3, VERIFY_LAUNCHES = 3, WARMUP = 2, EXIT_STICKY = 3 };
+enum { PROTOCOL_VERSION = RUNNER_PROTOCOL, VERIFY_LAUNCHES = 3, WARMUP = 2, EXIT_STICKY = 3 };
 /* Poison bytes of outputs before a launch; alternated so that an output
  * whose expected value happens to equal one pattern is still caught. */
 static const unsigned POISON[2] = {0xFF, 0xA5};
@@ -66,6 +66,10 @@ static struct {
     size_t ws_bytes;
     size_t ws_zero; /* its first bytes that are zero at each launch; the rest is poisoned */
     unsigned long long ws_guard_sum[2];
+    /* launch().scratch_zero_kept: the prefix is zeroed once, and the kernel
+     * must leave it zero (ws_zero_sum: its checksum then) */
+    bool ws_kept;
+    unsigned long long ws_zero_sum;
     unsigned long long key;      /* the checksums' secret, drawn at start */
     double worst_rms, worst_max; /* the accuracy test's worst launch of this measure */
     CUfunction check_exact, check_bound, checksum, seal, copy, fma_peak, fill_padding, gate;
@@ -391,15 +395,59 @@ static bool scratch_guards_kept(void) {
     return kept;
 }
 
+/* Under launch().scratch_zero_kept, whether the kernel left the zero
+ * prefix zero (otherwise: true); *at gets the first nonzero byte's offset
+ * among the first MiB (-1: past it). Zeroes the prefix again either way. */
+static bool scratch_zero_kept(long long *at) {
+    if (!R.ws_base || !R.ws_kept || !R.ws_zero) return true;
+    const CUdeviceptr zero = R.ws_base + GUARD_BYTES;
+    unsigned long long s;
+    if (checksum(zero, R.ws_zero, &s) == CUDA_SUCCESS && s == R.ws_zero_sum) return true;
+    *at = -1;
+    size_t n = R.ws_zero < (1u << 20) ? R.ws_zero : (1u << 20);
+    unsigned char *host = malloc(n);
+    if (host && drv.cuMemcpyDtoH(host, zero, n) == CUDA_SUCCESS)
+        for (size_t i = 0; i < n && *at < 0; i++)
+            if (host[i]) *at = (long long)i;
+    free(host);
+    drv.cuMemsetD8(zero, 0, R.ws_zero);
+    return false;
+}
+
 /* Repairs quietly what a kernel damaged (its failure is answered). */
 static void repair(void) {
+    long long at;
     damage();
     scratch_guards_kept();
+    scratch_zero_kept(&at);
+}
+
+/* scratch_zero_kept(), answered as wrong_result after `which`: a kernel
+ * that leaves its counters counted fails there, before the next launch
+ * reads them. True when kept (or not asked). */
+static bool zero_prefix_kept(const char *which) {
+    long long at = -1;
+    if (scratch_zero_kept(&at)) return true;
+    char where[64] = "";
+    if (at >= 0) snprintf(where, sizeof where, " (byte %lld is not)", at);
+    fail("wrong_result",
+         "after %s, the kernel left the zero prefix of its scratch memory (its first %zu bytes, "
+         "launch().scratch_zero) nonzero%s, though launch().scratch_zero_kept says it leaves it "
+         "zero: reset what the kernel counts with before it ends (the last block to count), or "
+         "drop scratch_zero_kept so that every call clears it",
+         which, R.ws_zero, where);
+    return false;
 }
 
 /* damage(), answered as input_modified (a write past the scratch memory:
- * out_of_bounds); true when nothing was damaged. */
+ * out_of_bounds; a zero prefix left nonzero under scratch_zero_kept:
+ * wrong_result); true when nothing was damaged. */
 static bool intact(void) {
+    if (!zero_prefix_kept("its launches")) {
+        damage();
+        scratch_guards_kept();
+        return false;
+    }
     if (!scratch_guards_kept()) {
         damage();
         fail("out_of_bounds",
@@ -511,14 +559,17 @@ typedef struct {
     CUtensorMap maps[MAX_MAPS];
     bool has_scratch; /* the kernel takes scratch memory as its last argument */
     bool gate;        /* bench --gate: each timed launch queued behind bartune_gate */
-    CUdeviceptr ws;   /* that memory (R's), its first ws_zero bytes zeroed before each launch */
+    CUdeviceptr ws;   /* that memory (R's), its first ws_zero bytes zeroed before each launch
+                       * (0 under scratch_zero_kept) */
     size_t ws_zero;
 } launch_cfg;
 
 /* One launch on input set `set` (its scalars; the buffers hold its data);
  * scratch memory's zero prefix (all of it unless launch().scratch_zero says
  * less) is zeroed first, in the same stream (inside the timing: the header
- * clears it on every call too); prepare() poisoned the rest. */
+ * clears it on every call too), unless the kernel keeps it zero
+ * (launch().scratch_zero_kept: neither clears it); prepare() poisoned the
+ * rest. */
 static CUresult launch(const launch_cfg *l, int set) {
     if (l->host) {
         char why[256] = "";
@@ -629,6 +680,7 @@ static bool verify_launches(const launch_cfg *l, stats_t *st, size_t bytes, int 
         char which[48];
         snprintf(which, sizeof which, "%s launch %d", v < VERIFY_LAUNCHES ? "verifying" : "warm-up",
                  v + 1);
+        if (!zero_prefix_kept(which)) return false; /* the caller repairs */
         if (!read_checks(st, v, which, v, 0)) return false;
     }
     return intact();
@@ -915,12 +967,14 @@ static bool encode_map(json_t *m, int index, CUtensorMap *out) {
 
 /* The scratch memory of `bytes` between its guards, R's, made anew for
  * each launch configuration (a guard right after the bytes asked); the
- * first `zero` bytes are cleared at each launch. */
-static bool scratch_alloc(size_t bytes, size_t zero, launch_cfg *l) {
+ * first `zero` bytes are cleared at each launch, or here alone when the
+ * kernel keeps them zero (`kept`: intact() checks that it does). */
+static bool scratch_alloc(size_t bytes, size_t zero, bool kept, launch_cfg *l) {
     if (R.ws_base) drv.cuMemFree(R.ws_base);
     R.ws_base = 0;
     R.ws_bytes = bytes;
     R.ws_zero = zero;
+    R.ws_kept = kept;
     CUresult r = drv.cuMemAlloc(&R.ws_base, bytes + 2 * (size_t)GUARD_BYTES);
     if (r != CUDA_SUCCESS) R.ws_base = 0;
     if (r == CUDA_SUCCESS)
@@ -928,6 +982,8 @@ static bool scratch_alloc(size_t bytes, size_t zero, launch_cfg *l) {
     if (r == CUDA_SUCCESS) r = checksum(R.ws_base, GUARD_BYTES, &R.ws_guard_sum[0]);
     if (r == CUDA_SUCCESS)
         r = checksum(R.ws_base + GUARD_BYTES + bytes, GUARD_BYTES, &R.ws_guard_sum[1]);
+    if (r == CUDA_SUCCESS && kept && zero) r = drv.cuMemsetD8(R.ws_base + GUARD_BYTES, 0, zero);
+    if (r == CUDA_SUCCESS && kept && zero) r = checksum(R.ws_base + GUARD_BYTES, zero, &R.ws_zero_sum);
     if (r != CUDA_SUCCESS) {
         char buf[256];
         fail("launch_refused", "allocating %zu bytes of scratch memory: %s", bytes,
@@ -935,7 +991,7 @@ static bool scratch_alloc(size_t bytes, size_t zero, launch_cfg *l) {
         return false;
     }
     l->ws = R.ws_base + GUARD_BYTES;
-    l->ws_zero = zero;
+    l->ws_zero = kept ? 0 : zero;
     return true;
 }
 
@@ -945,6 +1001,7 @@ static bool scratch_alloc(size_t bytes, size_t zero, launch_cfg *l) {
 static bool read_extras(json_t *req, launch_cfg *l) {
     json_t *maps = json_object_get(req, "tensor_maps"), *scratch = json_object_get(req, "scratch");
     json_t *zero = json_object_get(req, "scratch_zero");
+    json_t *kept = json_object_get(req, "scratch_zero_kept");
     size_t n = json_array_size(maps);
     json_int_t ws = json_integer_value(scratch), ws_zero = zero ? json_integer_value(zero) : ws;
     if (!scratch && R.ws_base) { /* the last launch's, no longer watched */
@@ -964,10 +1021,15 @@ static bool read_extras(json_t *req, launch_cfg *l) {
         fail("bad_request", "scratch_zero must be 0 to scratch bytes");
         return false;
     }
+    if (kept && (!scratch || !json_is_boolean(kept))) {
+        fail("bad_request", "scratch_zero_kept must be true or false, and comes with scratch");
+        return false;
+    }
     for (size_t i = 0; i < n; i++)
         if (!encode_map(json_array_get(maps, i), (int)i, &l->maps[i])) return false;
     l->has_scratch = scratch != NULL;
-    if (l->has_scratch && !scratch_alloc((size_t)ws, (size_t)ws_zero, l)) return false;
+    if (l->has_scratch && !scratch_alloc((size_t)ws, (size_t)ws_zero, json_is_true(kept), l))
+        return false;
     for (int set = 0; set < SETS; set++) {
         l->args[set] = calloc((size_t)P->n_args + n + 1, sizeof *l->args[set]);
         for (int i = 0; i < P->n_args; i++)

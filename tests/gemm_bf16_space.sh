@@ -94,11 +94,14 @@ for kind in "${kinds[@]}"; do
     *epilogue=tma*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' 'fence\.proxy\.async' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta' ;;
     esac
-    # stream-K: a piece's sums in scratch, a flag raised (exchange) and waited for (acquire)
+    # stream-K: a piece's sums in scratch, a flag raised (exchange) and waited for (acquire),
+    # then lowered by its waiter (scratch_zero_kept)
     case $kind in
     *stream_k=on*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.exch\.b32' 'ld\.acquire\.gpu\.global\.u32' 'ld\.global\.cg\.v4\.f32' ;;
-    # scratch_sum = spread: a tile's CTAs count themselves in and wait for each other
-    *scratch_sum=spread*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32' ;;
+    # scratch_sum = spread: a tile's CTAs count themselves in and wait for each other,
+    # then count again up to where the count wraps to zero (scratch_zero_kept)
+    *scratch_sum=spread*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32' \
+        'atom\.global\.inc\.u32' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'ld\.acquire\.gpu' ;;
     esac
     # inflight = 2: the main loop waits with two wgmma groups still in flight
@@ -107,10 +110,13 @@ for kind in "${kinds[@]}"; do
     *) check "$sel" "$tmp/$i.ptx" -- 'wgmma\.wait_group\.sync\.aligned 2' ;;
     esac
     # split-K through scratch: a counter per tile (per row slice of the
-    # cluster's sums: split_scratch), the slices' sums read from L2
+    # cluster's sums: split_scratch) that wraps to zero at the last count
+    # (atomicInc: scratch_zero_kept), the slices' sums read from L2
     case $kind in
-    *scratch_split=* | *split_scratch=*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.add\.u32' 'ld\.global\.cg\.v4\.f32' ;;
-    *) check "$sel" "$tmp/$i.ptx" -- 'atom\.global\.add\.u32' ;;
+    *scratch_sum=spread*) ;;
+    *scratch_split=* | *split_scratch=*) check "$sel" "$tmp/$i.ptx" 'atom\.global\.inc\.u32' 'ld\.global\.cg\.v4\.f32' \
+        -- 'atom\.global\.add\.u32' ;;
+    *) check "$sel" "$tmp/$i.ptx" -- 'atom\.global\.(add|inc)\.u32' ;;
     esac
     case $kind in
     *c_early=l2*) check "$sel" "$tmp/$i.ptx" 'prefetch\.global\.L2' ;;

@@ -77,7 +77,7 @@ expect ignore_lda wrong_result  # lda = 1003 here; the check sizes hold lda != K
 expect padding_write out_of_bounds
 expect replay_keyed wrong_result
 expect late_damage input_modified
-expect split_scratch ok  # its tile counters start at zero only if every launch clears them
+expect split_scratch ok  # its last block leaves its tile's counter zero for the next launch
 # its slots hold the runner's poison at each launch (launch().scratch_zero
 # covers only the counters), so adding into them is caught
 expect scratch_accumulate 'nan|wrong_result'
@@ -86,6 +86,10 @@ expect scratch_before out_of_bounds
 expect beta_reads_c 'nan|wrong_result'  # C holds NaN where a check size's beta is 0
 expect spread ok
 expect spread_short wrong_result
+# launch().scratch_zero_kept: the runner clears the counters once; a kernel
+# that leaves them counted fails where it does, however its results look
+expect counter_left wrong_result
+expect spread_left wrong_result
 says() { grep '"fault":"'"$1"'"' "$file" | grep -q -- "$2" || { echo "sgemm $1: the message lacks '$2': $(grep '"fault":"'"$1"'"' "$file" | head -c 1500)"; fail=1; }; }
 says fixed_scalars "new input values and scalars"
 says fp16_range "new input values and scalars"
@@ -96,6 +100,8 @@ says late_damage "input 'A'"
 says scratch_past "outside its scratch memory"
 says scratch_before "outside its scratch memory"
 says beta_reads_c "since beta is 0"
+says counter_left "left the zero prefix of its scratch memory"
+says spread_left "left the zero prefix of its scratch memory"
 grep -E '^  #1 ' "$tmp/out2" | grep -qE '"fault":"(none|none_again|split_scratch|spread)"' ||
     { echo "sgemm: the best is not a correct variant"; fail=1; }
 # gemm_bf16: the bound catches the tensor-core pipeline's faults

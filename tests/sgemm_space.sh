@@ -90,6 +90,9 @@ changed=$(diff "$tmp/fma_order_rows.cu" "$tmp/fma_order_zigzag.cu" | grep -c '^[
 twin_renders scratch_sum last spread barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 \
     stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16
 "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/sum.ptx" "$tmp/scratch_sum_spread.cu" || { echo "nvcc -ptx: scratch_sum=spread"; fail=1; }
-check "scratch_sum=spread" "$tmp/sum.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32'
+check "scratch_sum=spread" "$tmp/sum.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\.gpu\.global\.u32' 'atom\.global\.inc\.u32'
+# last: the last block's count wraps the counter to zero for the next launch (scratch_zero_kept)
+"$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/last.ptx" "$tmp/scratch_sum_last.cu" || { echo "nvcc -ptx: scratch_sum=last"; fail=1; }
+check "scratch_sum=last" "$tmp/last.ptx" 'atom\.global\.inc\.u32' -- 'atom\.global\.add\.u32'
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail

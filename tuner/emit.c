@@ -346,6 +346,88 @@ static const char SCRATCH[] =
     "    }\n"
     "    return e;\n"
     "}\n"
+    "}  // namespace bartune_scratch\n#endif\n\n"
+    "#ifndef BARTUNE_SCRATCH_3\n#define BARTUNE_SCRATCH_3\n"
+    "namespace bartune_scratch {\n"
+    "// launch(ws) with `bytes` of scratch memory of the call's own, the first\n"
+    "// `zero` zeroed, freed after the launch in the call's stream.\n"
+    "template <class Launch>\n"
+    "inline cudaError_t with_own(size_t bytes, size_t zero, int dev, cudaStream_t stream, Launch launch) {\n"
+    "    void *p = nullptr;\n"
+    "    cudaError_t e = alloc_zeroed(&p, bytes, zero, dev, stream);\n"
+    "    if (e != cudaSuccess) return e;\n"
+    "    e = launch(p);\n"
+    "    if (p) {  // freed after the kernel, in its stream\n"
+    "        const cudaError_t f = cudaFreeAsync(p, stream);\n"
+    "        if (e == cudaSuccess) e = f;\n"
+    "    }\n"
+    "    return e;\n"
+    "}\n\n"
+    "// Scratch memory kept between calls, one per device and stream, for the\n"
+    "// variants whose kernel leaves the zero prefix zero when it ends\n"
+    "// (launch().scratch_zero_kept): made, grown and cleared in the stream's\n"
+    "// order, so a call adds no allocation, memset or free. The memory of a\n"
+    "// stream the program destroys stays, so at most kMaxKept streams keep one.\n"
+    "struct kept_t {\n"
+    "    std::mutex lock;  // held from the lookup to the launch: calls into one\n"
+    "                     // stream from several threads use it in their order\n"
+    "    int dev = -1;\n"
+    "    unsigned long long id = 0;  // cudaStreamGetId's: unique for the process's life\n"
+    "    void *p = nullptr;\n"
+    "    size_t bytes = 0, zero = 0;  // zero: its first bytes known to be zero\n"
+    "};\n"
+    "constexpr int kMaxKept = 32;\n"
+    "// The entry of (dev, id), made where there is room; nullptr where not.\n"
+    "inline kept_t *kept_entry(int dev, unsigned long long id) {\n"
+    "    static kept_t table[kMaxKept];\n"
+    "    static int used = 0;\n"
+    "    static std::mutex fill;\n"
+    "    std::lock_guard<std::mutex> bt_lock(fill);\n"
+    "    for (int i = 0; i < used; i++)\n"
+    "        if (table[i].dev == dev && table[i].id == id) return &table[i];\n"
+    "    if (used == kMaxKept) return nullptr;\n"
+    "    table[used].dev = dev, table[used].id = id;\n"
+    "    return &table[used++];\n"
+    "}\n\n"
+    "// launch(ws) with the stream's kept scratch memory; under graph capture\n"
+    "// (the graph owns its memory), past kMaxKept streams, or where the\n"
+    "// stream's id or the pool cannot be had, with_own's. An error of the\n"
+    "// lookup's own is cleared where the caller left none pending.\n"
+    "template <class Launch>\n"
+    "inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t stream, Launch launch) {\n"
+    "    if (bytes == 0) return launch(nullptr);\n"
+    "    const bool pending = cudaPeekAtLastError() != cudaSuccess;\n"
+    "    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;\n"
+    "    cudaError_t e = cudaStreamIsCapturing(stream, &capture);\n"
+    "    if (e != cudaSuccess) return e;\n"
+    "    kept_t *k = nullptr;\n"
+    "    cudaMemPool_t pool = nullptr;\n"
+    "    unsigned long long id = 0;\n"
+    "    if (capture == cudaStreamCaptureStatusNone) {\n"
+    "        if (cudaStreamGetId(stream, &id) == cudaSuccess && (pool = bt_pool(dev)))\n"
+    "            k = kept_entry(dev, id);\n"
+    "        else if (!pending)\n"
+    "            (void)cudaGetLastError();\n"
+    "    }\n"
+    "    if (!k) return with_own(bytes, zero, dev, stream, launch);\n"
+    "    std::lock_guard<std::mutex> bt_lock(k->lock);\n"
+    "    if (k->bytes < bytes) {  // the old memory is freed after its last use, in this stream\n"
+    "        if (k->p) e = cudaFreeAsync(k->p, stream);\n"
+    "        k->p = nullptr, k->bytes = k->zero = 0;\n"
+    "        if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&k->p, bytes, pool, stream);\n"
+    "        if (e != cudaSuccess) {\n"
+    "            k->p = nullptr;\n"
+    "            return e;\n"
+    "        }\n"
+    "        k->bytes = bytes;\n"
+    "    }\n"
+    "    if (zero > k->zero) {  // what the last call's kernel may have written past its prefix\n"
+    "        e = cudaMemsetAsync(static_cast<char *>(k->p) + k->zero, 0, zero - k->zero, stream);\n"
+    "        if (e != cudaSuccess) return e;\n"
+    "    }\n"
+    "    k->zero = zero;  // past it, this call's kernel may write anything\n"
+    "    return launch(k->p);\n"
+    "}\n"
     "}  // namespace bartune_scratch\n#endif\n\n";
 
 const char *emit_common(void) {
@@ -484,13 +566,11 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
         nonportable);
     bool persistent = json_is_true(json_object_get(geo, "persistent"));
     if (persistent) sb_cap_persistent(b);
-    if (scratch)
-        sb_printf(b, "    void *bt_ws = nullptr;  // this call's own (launch().scratch)\n"
-                     "    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, "
-                     "(size_t)bt_scratch_zero, bt_dev,\n"
-                     "                                          stream);\n"
-                     "    if (bt_e != cudaSuccess) return bt_e;\n");
-    sb_printf(b, "    void *bt_args[] = {");
+    /* with scratch memory the launch is a lambda of its address, run by
+     * bartune_scratch: with the stream's kept memory, or the call's own */
+    const char *in = scratch ? "        " : "    ";
+    if (scratch) sb_printf(b, "    auto bt_launch = [&](void *bt_ws) -> cudaError_t {\n");
+    sb_printf(b, "%svoid *bt_args[] = {", in);
     json_t *a;
     json_array_foreach(json_object_get(problem, "args"), i, a)
         sb_printf(b, "%s(void *)&%s", i ? ", " : "", json_string_value(a));
@@ -499,17 +579,21 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
     if (scratch) sb_printf(b, ", (void *)&bt_ws");
     sb_printf(b,
               "};\n"
-              "    %s cudaLaunchKernel((const void *)bt_kernel,\n"
-              "        dim3((unsigned)%s, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
-              "        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
+              "%sreturn cudaLaunchKernel((const void *)bt_kernel,\n"
+              "%s    dim3((unsigned)%s, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
+              "%s    dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
               "bt_args, (size_t)bt_smem, stream);\n",
-              scratch ? "bt_e =" : "return", persistent ? "bt_run_x" : "bt_grid_x");
-    if (scratch)
-        sb_printf(b, "    if (bt_ws) {  // freed after the kernel, in its stream\n"
-                     "        const cudaError_t bt_f = cudaFreeAsync(bt_ws, stream);\n"
-                     "        if (bt_e == cudaSuccess) bt_e = bt_f;\n"
-                     "    }\n"
-                     "    return bt_e;\n");
+              in, in, persistent ? "bt_run_x" : "bt_grid_x", in);
+    if (scratch) {
+        const bool kept = json_is_true(json_object_get(geo, "scratch_zero_kept"));
+        sb_printf(b, "    };\n%s",
+                  kept ? "    // the kernel leaves the zero prefix zero (launch().scratch_zero_kept)\n"
+                       : "");
+        sb_printf(b,
+                  "    return bartune_scratch::%s((size_t)bt_scratch, (size_t)bt_scratch_zero, "
+                  "bt_dev, stream, bt_launch);\n",
+                  kept ? "with_kept" : "with_own");
+    }
     sb_printf(b, "}\n");
 }
 

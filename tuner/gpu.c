@@ -321,6 +321,8 @@ static void add_extras(json_t *req, json_t *geo) {
     if (scratch) json_object_set(req, "scratch", scratch);
     json_t *zero = json_object_get(geo, "scratch_zero");
     if (scratch && zero) json_object_set(req, "scratch_zero", zero);
+    json_t *kept = json_object_get(geo, "scratch_zero_kept");
+    if (scratch && json_is_true(kept)) json_object_set(req, "scratch_zero_kept", kept);
     json_t *cluster = json_object_get(geo, "cluster");
     if (cluster) json_object_set(req, "cluster", cluster);
     json_t *persistent = json_object_get(geo, "persistent");

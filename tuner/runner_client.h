@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define RUNNER_PROTOCOL 3 /* 3: problem slots, check sizes in measures, three input sets */
+#define RUNNER_PROTOCOL 4 /* 3: problem slots, check sizes in measures, three input sets; 4: scratch_zero_kept */
 /* The most scratch memory a launch may ask (64 GiB: past any card's); the
  * CLI refuses more as launch_refused, the runner as a bad request. */
 #define RUNNER_SCRATCH_MAX (1ll << 36)

@@ -794,6 +794,18 @@ function M.geometry(fn, c, s, dev, where)
     out.scratch_zero = is_sym(zero) and code(zero) or zero  -- past 0..scratch: launch_refused
     values.scratch_zero = value(zero)
   end
+  -- scratch_zero_kept = true: the kernel leaves the zero prefix (all of the
+  -- scratch without scratch_zero) zero when it ends (its last block resets
+  -- the counters it counted with): the header keeps one scratch per stream,
+  -- zeroed once, and a call clears nothing; the runner zeroes it once and
+  -- fails a kernel that leaves it otherwise (wrong_result).
+  local kept = rawget(g, "scratch_zero_kept")
+  if kept ~= nil then
+    if type(kept) ~= "boolean" then error(where .. ": launch().scratch_zero_kept must be true or false", 0) end
+    if kept and scratch == nil then error(where .. ": launch().scratch_zero_kept without launch().scratch", 0) end
+    out.scratch_zero_kept = kept or nil
+    values.scratch_zero_kept = out.scratch_zero_kept
+  end
   -- cluster: the CTAs of the kernel's compile-time cluster (__cluster_dims__)
   -- where it is over 8, a size Hopper allows only when asked (non-portable):
   -- the runner and the header ask for the kernel before launching it (a

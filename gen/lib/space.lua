@@ -736,6 +736,9 @@ function M.same_geometry(S, values, dev, at, gv, desc)
   if n.smem ~= gv.smem then differ("smem", n.smem, gv.smem) end
   if n.scratch ~= gv.scratch then differ("scratch", n.scratch, gv.scratch) end
   if n.scratch_zero ~= gv.scratch_zero then differ("scratch_zero", n.scratch_zero, gv.scratch_zero) end
+  if n.scratch_zero_kept ~= gv.scratch_zero_kept then
+    differ("scratch_zero_kept", n.scratch_zero_kept, gv.scratch_zero_kept)
+  end
   local nm, gm = n.tensor_maps or {}, gv.tensor_maps or {}
   if #nm ~= #gm then differ("the number of tensor maps", #nm, #gm) end
   for i, m in ipairs(nm) do

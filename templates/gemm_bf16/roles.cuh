@@ -440,8 +440,9 @@ __device__ __forceinline__ void store_tile_boxes(const Problem& p, float (&acc)[
 // Split-K through scratch memory: each of a tile's kScratchSplit CTAs
 // writes its sums to its slot, element i of consumer thread t at float4
 // i * threads + t (a warp's stores are whole lines); the last to arrive (a
-// counter per tile, zero at launch: launch().scratch_zero) adds the slots in
-// slice order, the same sums every launch, and stores the tile. Every slot
+// counter per tile, zero at launch: launch().scratch_zero; its atomicInc
+// wraps the count to zero for the next launch: scratch_zero_kept) adds the
+// slots in slice order, the same sums every launch, and stores the tile. Every slot
 // is written before it is read; the CTAs of a tile need not run at once.
 // True where this CTA holds the tile's sums in acc. The verdict passes
 // through the last word of the barriers' kilobyte (no static shared memory:
@@ -453,7 +454,7 @@ __device__ __forceinline__ bool counted_last(unsigned* counter, unsigned of, uin
     const uint32_t last = base + 1020;
     __threadfence();  // this CTA's sums are visible before its count
     named_sync(5, kConsumers * 128);
-    if (threadIdx.x == 0) st_shared(last, atomicAdd(counter, 1u) == of - 1);
+    if (threadIdx.x == 0) st_shared(last, atomicInc(counter, of - 1) == of - 1);
     named_sync(5, kConsumers * 128);
     if (!ld_shared(last)) return false;
     __threadfence();  // the others' sums, counted, are read after their counts
@@ -497,7 +498,9 @@ __device__ __forceinline__ bool sum_slices(const Problem& p, float (&acc)[kMsub]
 // (they run at once: consecutive blocks, launch()), then adds share r of
 // the tile's float4s over the slots in slice order (the same sums every
 // launch) and stores them: each CTA reads one tile's worth of sums, where
-// the last of them would read kScratchSplit tiles' worth alone.
+// the last of them would read kScratchSplit tiles' worth alone. Thread 0
+// waits and counts again, up to 2 kScratchSplit, where the count wraps to
+// zero for the next launch (scratch_zero_kept): by then no CTA still waits.
 __device__ __forceinline__ unsigned ld_acquire_count(const unsigned* a) {
     unsigned v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
@@ -541,9 +544,13 @@ __device__ __forceinline__ void spread_slices(const Problem& p, float (&acc)[kMs
                                : make_float4(0.f, 0.f, 0.f, 0.f);
     __threadfence();  // this CTA's sums are visible before its count
     named_sync(5, kT);
-    if (t == 0) atomicAdd(count, 1u);
-    while (ld_acquire_count(count) < kScratchSplit) {
+    if (t == 0) {
+        atomicAdd(count, 1u);
+        while (ld_acquire_count(count) < kScratchSplit) {
+        }
+        atomicInc(count, 2 * kScratchSplit - 1);
     }
+    named_sync(5, kT);  // the others' sums are read after thread 0 saw them counted
     const int e0 = (int)(r * kE / kScratchSplit), e1 = (int)((r + 1) * kE / kScratchSplit);
 #pragma unroll 1
     for (int e = e0 + t; e < e1; e += kT) {

@@ -7,7 +7,8 @@
 // flags of the lower clusters' CTAs of the same rank holding the rest of the
 // unit, and adds their slots, nearest first: the same sums every launch. It
 // waits only on lower clusters, which the GPU starts first, so a launch
-// that does not fit on the GPU at once still finishes.
+// that does not fit on the GPU at once still finishes. Each flag has that
+// one waiter, which lowers it again for the next launch (scratch_zero_kept).
 constexpr int kQuads = kMsub * kBN / 8, kT = kConsumers * 128;
 
 __device__ __forceinline__ unsigned* sk_flags(const Problem& p) {
@@ -49,8 +50,12 @@ __device__ __forceinline__ void sk_add(const Problem& p, const Work& x, float (&
         if (e <= start) break;
         if (e == s) continue;  // no k-tiles at all (fewer left over than clusters)
         const int cta = c * kClusterDims + rank;
-        while (ld_acquire(sk_flags(p) + cta) == 0) {
+        if (t == 0) {
+            while (ld_acquire(sk_flags(p) + cta) == 0) {
+            }
+            sk_flags(p)[cta] = 0u;  // seen: no one else reads it this launch
         }
+        named_sync(5, kT);  // the slot is read after thread 0 saw the flag
         const float4* slot = sk_slot(p, cta) + t;
 #pragma unroll
         for (int i = 0; i < kQuads; ++i) {

@@ -167,13 +167,18 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 // starts them in order, so the blocks a block waits for run or have run),
 // block r adds share r of the tile's float4s over the slots in split order
 // (the same sums every launch) and stores them, every thread taking part:
-// each block reads 1 / kSplit of what the last block alone would.
+// each block reads 1 / kSplit of what the last block alone would. The
+// counter goes on to 2 kSplit, each block counting again once it saw the
+// kSplit arrivals, and the last of those leaves it zero for the next launch
+// (launch().scratch_zero_kept): by then no block of the tile still waits.
 __device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, unsigned* count) {
     if (threadIdx.x == 0) {
         atomicAdd(count, 1u);
         unsigned n;
         do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(count) : "memory");
         while (n < kSplit);
+//% -- fault "spread_left" (tests/faults): the counter left at 2 kSplit for the next launch
+        $((fault == "counter_left" or fault == "spread_left") and "atomicAdd(count, 1u)" or "atomicInc(count, 2 * kSplit - 1)");  // past 2 kSplit - 1: 0
     }
     __syncthreads();  // the others' partials are read after thread 0 saw them counted
     constexpr int kQuads = kBM * kBN / 4;
@@ -216,8 +221,9 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // tile) sums the slots in split order, the same sums every launch, and
     // stores. Blocks of a tile need not run at once. Only the counters are
     // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
-    // which keeps the slots 16-byte aligned); every slot is written before
-    // it is read.
+    // which keeps the slots 16-byte aligned), and the kernel leaves them
+    // zero (scratch_zero_kept: the last block's atomicInc wraps its count to
+    // 0); every slot is written before it is read.
     (void)smem;
 //%   if scratch_sum == "spread" then
     const long long tiles = (long long)gridDim.x / kSplit * gridDim.y, tile = (long long)blockIdx.y * (gridDim.x / kSplit) + blockIdx.x / kSplit;
@@ -247,7 +253,8 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
 //%   if scratch_sum == "spread" then
     spread_sum(g, slots, count);
 //%   else
-    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
+//% -- fault "counter_left" (tests/faults): the count left at kSplit for the next launch
+    if (threadIdx.x == 0) last = $(fault == "counter_left" and "atomicAdd(count, 1u)" or "atomicInc(count, kSplit - 1)") == kSplit - 1;
     __syncthreads();
     if (!last || ctid < 0) return;
     __threadfence();  // the other blocks' partials, counted, are read after their counts

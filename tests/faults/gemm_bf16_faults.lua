@@ -58,6 +58,7 @@ launch(function(c, s, dev)
   return { grid = grid, block = { c.threads }, smem = c.smem_bytes,
     resident = 1, min_cc = 90,
     scratch = ss > 1 and counters + units * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
+    scratch_zero_kept = ss > 1 or nil,
     tensor_maps = {
       { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
       { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, c.b_rows }, swizzle = 128 },

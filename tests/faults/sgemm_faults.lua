@@ -28,13 +28,15 @@ param("fault", {
   "padding_write",   -- writes the first padding column of C's rows
   "replay_keyed",    -- replays the first launch's C when A[0], B[0], C[0] and the scalars match
   "late_damage",     -- writes into A's padding from the first timed launch on
-  "split_scratch",   -- correct: split-K over 4 slices summed through scratch memory (zero at each launch)
+  "split_scratch",   -- correct: split-K over 4 slices summed through scratch memory (its counters left zero)
   "scratch_past",    -- split_scratch, and one word written just past its scratch memory
   "scratch_before",  -- split_scratch, and one word written just before its scratch memory
   "scratch_accumulate", -- split_scratch adding into its slots: right only if they started at zero (they need not)
   "beta_reads_c",    -- C read where beta is 0 too: NaN where the caller left C unset
   "spread",          -- correct: split_scratch with every block adding its share (scratch_sum = spread)
   "spread_short",    -- spread, each block adding all the slices of its share but the last
+  "counter_left",    -- split_scratch, its tile counters left at 4 though scratch_zero_kept says zero
+  "spread_left",     -- spread, its tile counters left at 8 though scratch_zero_kept says zero
   "none_again",      -- correct, after the faults
 })
 
@@ -43,8 +45,9 @@ derive(function(c)
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
   c.a_layout, c.pad, c.raster, c.split, c.frag, c.fma_order = "k", 4, "row", 1, "k4", "rows"
   -- split-K through scratch memory (templates/sgemm/compute.cuh) for two faults
-  local spread = c.fault == "spread" or c.fault == "spread_short"
-  c.scratch_split = (c.fault == "split_scratch" or c.fault:match("^scratch_") or spread) and 4 or 1
+  local spread = c.fault == "spread" or c.fault == "spread_short" or c.fault == "spread_left"
+  c.scratch_split = (c.fault == "split_scratch" or c.fault:match("^scratch_") or c.fault == "counter_left" or spread)
+      and 4 or 1
   c.scratch_sum = spread and "spread" or "last"
   c.wm, c.wn = c.bm, c.bn  -- threads spread over the whole tile (templates/sgemm/compute.cuh)
   c.threads = (c.bm // c.tm) * (c.bn // c.tn)
@@ -61,5 +64,5 @@ launch(function(c, s, dev)
   if c.scratch_sum == "spread" then grid = { ceil_div(s.N, c.bn) * c.scratch_split, ceil_div(s.M, c.bm), 1 } end
   return { grid = grid, block = { c.threads },
            smem = c.smem_bytes, scratch = split and counters + tiles * c.scratch_split * c.bm * c.bn * 4 or nil,
-           scratch_zero = split and counters or nil }
+           scratch_zero = split and counters or nil, scratch_zero_kept = split or nil }
 end)

@@ -9,8 +9,9 @@
 // read neither A nor B. Built for one header
 // with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM
 // (tests/header_trust.sh). Calls in two streams at once give a lone call's
-// results.
-// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall|blas
+// results; calls of several shapes in one stream, and in more streams than
+// the header keeps scratch memory for, give right results (reuse).
+// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall|blas|reuse
 // (exit 77 without a GPU).
 #include <algorithm>
 #include <cmath>
@@ -363,6 +364,55 @@ static bool pending() {
            pending_path == clean_path;
 }
 
+#if !defined(TRUST_PIPELINE)
+// A variant with launch().scratch_zero_kept keeps one stream's scratch
+// memory between calls (its counters left zero by the kernel, cleared only
+// where a call's prefix is longer than the last call's): calls of three
+// shapes in turn in one stream (the memory grown, prefixes longer and
+// shorter, slices of other tiles left in it), then one call in each of 40
+// streams (more than the header keeps memory for): each shape's first
+// result is right, and every later one equals it bit for bit.
+static bool reuse() {
+    std::vector<call> c = {call{{512, 512, 512, 512}}, padded(), call{{256, 256, 16384, 256}}};
+    std::vector<std::vector<unsigned char>> init(c.size()), want(c.size());
+    for (size_t i = 0; i < c.size(); i++) {
+        if (!c[i].alloc()) return false;
+        init[i].resize(c[i].lc() * sizeof *c[i].C);
+        CHECK(cudaMemcpy(init[i].data(), c[i].C, init[i].size(), cudaMemcpyDeviceToHost));
+    }
+    std::vector<unsigned char> got;
+    int calls = 0, same = 0;
+    long wrong = 0;
+    auto one = [&](size_t i, cudaStream_t st) -> bool {
+        CHECK(cudaMemcpyAsync(c[i].C, init[i].data(), init[i].size(), cudaMemcpyHostToDevice, st));
+        CHECK(c[i].run(st));
+        got.resize(init[i].size());
+        CHECK(cudaMemcpyAsync(got.data(), c[i].C, got.size(), cudaMemcpyDeviceToHost, st));
+        CHECK(cudaStreamSynchronize(st));
+        calls++;
+        if (want[i].empty()) {  // the shape's first call: checked against the sums
+            wrong += c[i].wrong_rows(call::tol);
+            want[i] = got;
+        }
+        same += got == want[i];
+        return true;
+    };
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (size_t i : {0, 1, 2, 0, 2, 1, 0, 2})
+        if (!one(i, s)) return false;
+    std::vector<cudaStream_t> more(40);
+    for (auto &x : more) {
+        CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+        if (!one(calls % 3, x)) return false;
+    }
+    printf("reuse: %d calls in one stream, then one in each of %zu streams: %d equal to their "
+           "shape's first, %ld wrong rows in the firsts (%s, %s, %s)\n",
+           8, more.size(), same, wrong, c[0].path().name, c[1].path().name, c[2].path().name);
+    return same == calls && wrong == 0;
+}
+#endif
+
 int main(int argc, char **argv) {
     skip_without_gpu();
     const char *mode = argc > 1 ? argv[1] : "";
@@ -376,6 +426,9 @@ int main(int argc, char **argv) {
               : !strcmp(mode, "pending")       ? pending()
               : !strcmp(mode, "tall")          ? tall_rows()
               : !strcmp(mode, "blas")          ? blas()
+#if !defined(TRUST_PIPELINE)
+              : !strcmp(mode, "reuse")         ? reuse()
+#endif
                                                : (fprintf(stderr, "unknown mode '%s'\n", mode), false);
     return ok ? 0 : 1;
 }
