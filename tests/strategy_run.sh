@@ -69,6 +69,24 @@ grep -q "measures again first the 12 record(s) of these sizes verified under oth
 new_id=$(tail -1 "$vfile" | grep -o '"id":"[0-9a-f]*"' | cut -d'"' -f4)
 [ "$(wc -l <"$vfile")" = 13 ] && [ -n "$new_id" ] && grep -qw "$new_id" <<<"$old_best" ||
     fail "the one measurement after the checks changed ($new_id) was not an old best ($old_best)"
+# records of variants that render otherwise now (a template changed since:
+# their source hash differs): a search measures their best again first too
+srun() { # BUDGET
+    FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua --strategy ils --budget "$1" --seed 3 --size n=1000 \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/s/r" --kernels "$tmp/s/k" --cache "$tmp/c" \
+        --no-emit >/dev/null 2>"$tmp/s.err" || { cat "$tmp/s.err"; fail "run at budget $1 failed"; }
+}
+srun 12
+sfile=$(ls "$tmp"/s/r/*/pipeline.jsonl)
+# (as a render change makes them: another source hash, and another id, which
+# holds the compile key)
+sed -i 's/"source_hash":"[0-9a-f]*"/"source_hash":"0000000000000000"/; s/"id":"[0-9a-f]\{4\}/"id":"zzzz/' "$sfile"
+srun 1
+grep -q "measures again first the 12 record(s) of these sizes verified under other checks or of variants that render otherwise" "$tmp/s.err" ||
+    fail "records of an earlier render: the search did not say it starts from them: $(head -3 "$tmp/s.err")"
+new_id=$(tail -1 "$sfile" | grep -o '"id":"[0-9a-f]*"' | cut -d'"' -f4)
+[ "$(wc -l <"$sfile")" = 13 ] && [ -n "$new_id" ] && grep -qw "$new_id" <<<"$old_best" ||
+    fail "the one measurement after the render changed ($new_id) was not an old best ($old_best)"
 # another device's records (run --warm-from DEVICE): a device with none of
 # its own starts from the best the other recorded at these sizes
 mkdir -p "$tmp/x/r/other-gpu-sm90"

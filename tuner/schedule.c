@@ -487,8 +487,10 @@ static size_t warm_extended(run_ctx *c, json_t *warm, char **names) {
 }
 
 /* This size tuple's ok records of this device verified under other checks
- * (the problem's checks changed since): measured again, so the strategy is
- * not told of them, yet they are the best guide to this tuple there is. */
+ * (the problem's checks changed since) or of a variant that renders
+ * otherwise now (its templates or space changed since): measured again, so
+ * the strategy is not told of them, yet they are the best guide to this
+ * tuple there is. */
 static json_t *verified_before(run_ctx *c) {
     /* the recorded size tuples that complete to this one (each completed once) */
     json_t *at = space_full_sizes(c->s, c->sizes), *here = json_array(), *out = json_array();
@@ -499,13 +501,12 @@ static json_t *verified_before(run_ctx *c) {
         const char *st = json_string_value(json_object_get(rec, "status"));
         const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
         const char *v = json_string_value(json_object_get(rec, "verified"));
-        if (!st || strcmp(st, "ok") || !fp || strcmp(fp, c->lanes[0]->g.fingerprint) ||
-            (v && !strcmp(v, c->digest)))
-            continue;
-        json_array_foreach(here, k, z) if (json_equal(z, json_object_get(rec, "sizes"))) {
+        if (!st || strcmp(st, "ok") || !fp || strcmp(fp, c->lanes[0]->g.fingerprint)) continue;
+        bool at_here = false;
+        json_array_foreach(here, k, z) at_here = at_here || json_equal(z, json_object_get(rec, "sizes"));
+        /* rendered last: it runs the template */
+        if (at_here && (!v || strcmp(v, c->digest) || !session_current(c->s, rec)))
             json_array_append(out, rec);
-            break;
-        }
     }
     json_decref(here);
     json_decref(raw);
@@ -538,7 +539,8 @@ static json_t *warm_landscapes(run_ctx *c) {
         json_array_insert_new(warm, 0, before);
         fprintf(stderr,
                 "bartune: strategy %s measures again first the %zu record(s) of these sizes "
-                "verified under other checks, the fastest first\n",
+                "verified under other checks or of variants that render otherwise now, the "
+                "fastest first\n",
                 o->strategy, again);
     } else {
         json_decref(before);
