@@ -172,6 +172,93 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 }  // namespace bartune_scratch
 #endif
 
+#ifndef BARTUNE_SCRATCH_3
+#define BARTUNE_SCRATCH_3
+namespace bartune_scratch {
+// launch(ws) with `bytes` of scratch memory of the call's own, the first
+// `zero` zeroed, freed after the launch in the call's stream.
+template <class Launch>
+inline cudaError_t with_own(size_t bytes, size_t zero, int dev, cudaStream_t stream, Launch launch) {
+    void *p = nullptr;
+    cudaError_t e = alloc_zeroed(&p, bytes, zero, dev, stream);
+    if (e != cudaSuccess) return e;
+    e = launch(p);
+    if (p) {  // freed after the kernel, in its stream
+        const cudaError_t f = cudaFreeAsync(p, stream);
+        if (e == cudaSuccess) e = f;
+    }
+    return e;
+}
+
+// Scratch memory kept between calls, one per device and stream, for the
+// variants whose kernel leaves the zero prefix zero when it ends
+// (launch().scratch_zero_kept): made, grown and cleared in the stream's
+// order, so a call adds no allocation, memset or free. The memory of a
+// stream the program destroys stays, so at most kMaxKept streams keep one.
+struct kept_t {
+    std::mutex lock;  // held from the lookup to the launch: calls into one
+                     // stream from several threads use it in their order
+    int dev = -1;
+    unsigned long long id = 0;  // cudaStreamGetId's: unique for the process's life
+    void *p = nullptr;
+    size_t bytes = 0, zero = 0;  // zero: its first bytes known to be zero
+};
+constexpr int kMaxKept = 32;
+// The entry of (dev, id), made where there is room; nullptr where not.
+inline kept_t *kept_entry(int dev, unsigned long long id) {
+    static kept_t table[kMaxKept];
+    static int used = 0;
+    static std::mutex fill;
+    std::lock_guard<std::mutex> bt_lock(fill);
+    for (int i = 0; i < used; i++)
+        if (table[i].dev == dev && table[i].id == id) return &table[i];
+    if (used == kMaxKept) return nullptr;
+    table[used].dev = dev, table[used].id = id;
+    return &table[used++];
+}
+
+// launch(ws) with the stream's kept scratch memory; under graph capture
+// (the graph owns its memory), past kMaxKept streams, or where the
+// stream's id or the pool cannot be had, with_own's. An error of the
+// lookup's own is cleared where the caller left none pending.
+template <class Launch>
+inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t stream, Launch launch) {
+    if (bytes == 0) return launch(nullptr);
+    const bool pending = cudaPeekAtLastError() != cudaSuccess;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return e;
+    kept_t *k = nullptr;
+    cudaMemPool_t pool = nullptr;
+    unsigned long long id = 0;
+    if (capture == cudaStreamCaptureStatusNone) {
+        if (cudaStreamGetId(stream, &id) == cudaSuccess && (pool = bt_pool(dev)))
+            k = kept_entry(dev, id);
+        else if (!pending)
+            (void)cudaGetLastError();
+    }
+    if (!k) return with_own(bytes, zero, dev, stream, launch);
+    std::lock_guard<std::mutex> bt_lock(k->lock);
+    if (k->bytes < bytes) {  // the old memory is freed after its last use, in this stream
+        if (k->p) e = cudaFreeAsync(k->p, stream);
+        k->p = nullptr, k->bytes = k->zero = 0;
+        if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&k->p, bytes, pool, stream);
+        if (e != cudaSuccess) {
+            k->p = nullptr;
+            return e;
+        }
+        k->bytes = bytes;
+    }
+    if (zero > k->zero) {  // what the last call's kernel may have written past its prefix
+        e = cudaMemsetAsync(static_cast<char *>(k->p) + k->zero, 0, zero - k->zero, stream);
+        if (e != cudaSuccess) return e;
+    }
+    k->zero = zero;  // past it, this call's kernel may write anything
+    return launch(k->p);
+}
+}  // namespace bartune_scratch
+#endif
+
 // Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: median 2.8254 ms (min 2.8238, max 2.8493),
 // measured 2026-12-05T14:37:15Z with nvcc 13.0.88.
 // config: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2 
@@ -1183,8 +1270,8 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v3
 
-// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0179 ms (min 0.0169, max 0.0229),
-// measured 2026-12-05T14:37:29Z with nvcc 13.0.88.
+// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0169 ms (min 0.0162, max 0.0202),
+// measured 2026-12-06T08:25:13Z with nvcc 13.0.88.
 // config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
@@ -1399,8 +1486,9 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // tile) sums the slots in split order, the same sums every launch, and
     // stores. Blocks of a tile need not run at once. Only the counters are
     // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
-    // which keeps the slots 16-byte aligned); every slot is written before
-    // it is read.
+    // which keeps the slots 16-byte aligned), and the kernel leaves them
+    // zero (scratch_zero_kept: the last block's atomicInc wraps its count to
+    // 0); every slot is written before it is read.
     (void)smem;
     __shared__ bool last;
     const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
@@ -1418,7 +1506,7 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
             }
     __threadfence();  // this block's partial is visible before its count
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == kSplit - 1;
+    if (threadIdx.x == 0) last = atomicInc(count, kSplit - 1) == kSplit - 1;
     __syncthreads();
     if (!last || ctid < 0) return;
     __threadfence();  // the other blocks' partials, counted, are read after their counts
@@ -1696,19 +1784,14 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_ws = nullptr;  // this call's own (launch().scratch)
-    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev,
-                                          stream);
-    if (bt_e != cudaSuccess) return bt_e;
-    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
-    bt_e = cudaLaunchKernel((const void *)bt_kernel,
-        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
-        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
-    if (bt_ws) {  // freed after the kernel, in its stream
-        const cudaError_t bt_f = cudaFreeAsync(bt_ws, stream);
-        if (bt_e == cudaSuccess) bt_e = bt_f;
-    }
-    return bt_e;
+    auto bt_launch = [&](void *bt_ws) -> cudaError_t {
+        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+        return cudaLaunchKernel((const void *)bt_kernel,
+            dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
+            dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    };
+    // the kernel leaves the zero prefix zero (launch().scratch_zero_kept)
+    return bartune_scratch::with_kept((size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev, stream, bt_launch);
 }
 
 // The header's entry for an sgemm variant (bartune emit). Its kernels take
@@ -3314,8 +3397,8 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v7
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0645 ms (min 0.0635, max 0.0667),
-// measured 2026-12-06T00:55:15Z with nvcc 13.0.88.
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0641 ms (min 0.0637, max 0.0681),
+// measured 2026-12-06T08:25:16Z with nvcc 13.0.88.
 // config: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
@@ -3524,13 +3607,17 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 // starts them in order, so the blocks a block waits for run or have run),
 // block r adds share r of the tile's float4s over the slots in split order
 // (the same sums every launch) and stores them, every thread taking part:
-// each block reads 1 / kSplit of what the last block alone would.
+// each block reads 1 / kSplit of what the last block alone would. The
+// counter goes on to 2 kSplit, each block counting again once it saw the
+// kSplit arrivals, and the last of those leaves it zero for the next launch
+// (launch().scratch_zero_kept): by then no block of the tile still waits.
 __device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, unsigned* count) {
     if (threadIdx.x == 0) {
         atomicAdd(count, 1u);
         unsigned n;
         do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(count) : "memory");
         while (n < kSplit);
+        atomicInc(count, 2 * kSplit - 1);  // past 2 kSplit - 1: 0
     }
     __syncthreads();  // the others' partials are read after thread 0 saw them counted
     constexpr int kQuads = kBM * kBN / 4;
@@ -3567,8 +3654,9 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // tile) sums the slots in split order, the same sums every launch, and
     // stores. Blocks of a tile need not run at once. Only the counters are
     // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
-    // which keeps the slots 16-byte aligned); every slot is written before
-    // it is read.
+    // which keeps the slots 16-byte aligned), and the kernel leaves them
+    // zero (scratch_zero_kept: the last block's atomicInc wraps its count to
+    // 0); every slot is written before it is read.
     (void)smem;
     const long long tiles = (long long)gridDim.x / kSplit * gridDim.y, tile = (long long)blockIdx.y * (gridDim.x / kSplit) + blockIdx.x / kSplit;
     const long long counter_words = (tiles + 63) / 64 * 64;
@@ -3848,19 +3936,14 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_ws = nullptr;  // this call's own (launch().scratch)
-    bt_e = bartune_scratch::alloc_zeroed(&bt_ws, (size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev,
-                                          stream);
-    if (bt_e != cudaSuccess) return bt_e;
-    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
-    bt_e = cudaLaunchKernel((const void *)bt_kernel,
-        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
-        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
-    if (bt_ws) {  // freed after the kernel, in its stream
-        const cudaError_t bt_f = cudaFreeAsync(bt_ws, stream);
-        if (bt_e == cudaSuccess) bt_e = bt_f;
-    }
-    return bt_e;
+    auto bt_launch = [&](void *bt_ws) -> cudaError_t {
+        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+        return cudaLaunchKernel((const void *)bt_kernel,
+            dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
+            dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    };
+    // the kernel leaves the zero prefix zero (launch().scratch_zero_kept)
+    return bartune_scratch::with_kept((size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev, stream, bt_launch);
 }
 
 // The header's entry for an sgemm variant (bartune emit). Its kernels take

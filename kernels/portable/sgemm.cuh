@@ -172,6 +172,93 @@ inline cudaError_t alloc_zeroed(void **p, size_t bytes, size_t zero, int dev,
 }  // namespace bartune_scratch
 #endif
 
+#ifndef BARTUNE_SCRATCH_3
+#define BARTUNE_SCRATCH_3
+namespace bartune_scratch {
+// launch(ws) with `bytes` of scratch memory of the call's own, the first
+// `zero` zeroed, freed after the launch in the call's stream.
+template <class Launch>
+inline cudaError_t with_own(size_t bytes, size_t zero, int dev, cudaStream_t stream, Launch launch) {
+    void *p = nullptr;
+    cudaError_t e = alloc_zeroed(&p, bytes, zero, dev, stream);
+    if (e != cudaSuccess) return e;
+    e = launch(p);
+    if (p) {  // freed after the kernel, in its stream
+        const cudaError_t f = cudaFreeAsync(p, stream);
+        if (e == cudaSuccess) e = f;
+    }
+    return e;
+}
+
+// Scratch memory kept between calls, one per device and stream, for the
+// variants whose kernel leaves the zero prefix zero when it ends
+// (launch().scratch_zero_kept): made, grown and cleared in the stream's
+// order, so a call adds no allocation, memset or free. The memory of a
+// stream the program destroys stays, so at most kMaxKept streams keep one.
+struct kept_t {
+    std::mutex lock;  // held from the lookup to the launch: calls into one
+                     // stream from several threads use it in their order
+    int dev = -1;
+    unsigned long long id = 0;  // cudaStreamGetId's: unique for the process's life
+    void *p = nullptr;
+    size_t bytes = 0, zero = 0;  // zero: its first bytes known to be zero
+};
+constexpr int kMaxKept = 32;
+// The entry of (dev, id), made where there is room; nullptr where not.
+inline kept_t *kept_entry(int dev, unsigned long long id) {
+    static kept_t table[kMaxKept];
+    static int used = 0;
+    static std::mutex fill;
+    std::lock_guard<std::mutex> bt_lock(fill);
+    for (int i = 0; i < used; i++)
+        if (table[i].dev == dev && table[i].id == id) return &table[i];
+    if (used == kMaxKept) return nullptr;
+    table[used].dev = dev, table[used].id = id;
+    return &table[used++];
+}
+
+// launch(ws) with the stream's kept scratch memory; under graph capture
+// (the graph owns its memory), past kMaxKept streams, or where the
+// stream's id or the pool cannot be had, with_own's. An error of the
+// lookup's own is cleared where the caller left none pending.
+template <class Launch>
+inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t stream, Launch launch) {
+    if (bytes == 0) return launch(nullptr);
+    const bool pending = cudaPeekAtLastError() != cudaSuccess;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return e;
+    kept_t *k = nullptr;
+    cudaMemPool_t pool = nullptr;
+    unsigned long long id = 0;
+    if (capture == cudaStreamCaptureStatusNone) {
+        if (cudaStreamGetId(stream, &id) == cudaSuccess && (pool = bt_pool(dev)))
+            k = kept_entry(dev, id);
+        else if (!pending)
+            (void)cudaGetLastError();
+    }
+    if (!k) return with_own(bytes, zero, dev, stream, launch);
+    std::lock_guard<std::mutex> bt_lock(k->lock);
+    if (k->bytes < bytes) {  // the old memory is freed after its last use, in this stream
+        if (k->p) e = cudaFreeAsync(k->p, stream);
+        k->p = nullptr, k->bytes = k->zero = 0;
+        if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&k->p, bytes, pool, stream);
+        if (e != cudaSuccess) {
+            k->p = nullptr;
+            return e;
+        }
+        k->bytes = bytes;
+    }
+    if (zero > k->zero) {  // what the last call's kernel may have written past its prefix
+        e = cudaMemsetAsync(static_cast<char *>(k->p) + k->zero, 0, zero - k->zero, stream);
+        if (e != cudaSuccess) return e;
+    }
+    k->zero = zero;  // past it, this call's kernel may write anything
+    return launch(k->p);
+}
+}  // namespace bartune_scratch
+#endif
+
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
