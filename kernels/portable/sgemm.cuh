@@ -101,6 +101,40 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 }  // namespace bartune_common
 #endif
 
+#ifndef BARTUNE_CONTEXT_1
+#define BARTUNE_CONTEXT_1
+namespace bartune_scratch {
+// The current context's id (cuCtxGetId: unique for the process's life; 0
+// where it cannot be read): memory kept for a context is not handed to the
+// next one (cudaDeviceReset frees it with its context).
+inline unsigned long long bt_context_id() {
+    typedef CUresult (*current_fn)(CUcontext *);
+    typedef CUresult (*id_fn)(CUcontext, unsigned long long *);
+    struct fns {
+        current_fn current = nullptr;
+        id_fn id = nullptr;
+    };
+    static const fns f = [] {
+        fns r;
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            r.current = (current_fn)p;
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetId", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            r.id = (id_fn)p;
+        return r;
+    }();
+    CUcontext ctx = nullptr;
+    unsigned long long id = 0;
+    if (!f.current || !f.id || f.current(&ctx) != CUDA_SUCCESS || !ctx || f.id(ctx, &id) != CUDA_SUCCESS)
+        return 0;
+    return id;
+}
+}  // namespace bartune_scratch
+#endif
+
 #ifndef BARTUNE_SCRATCH_1
 #define BARTUNE_SCRATCH_1
 #include <mutex>
@@ -109,16 +143,18 @@ inline cudaError_t bt_encode_map(CUtensorMap *m, CUtensorMapDataType type, const
 // have their own, and a graph captured around a call records the
 // allocation, the clearing and the free. Outside capture it comes from a
 // pool of bartune's own per device that keeps its memory between calls
-// (the device's default pool returns it at every synchronisation).
+// (the device's default pool returns it at every synchronisation), made
+// again in a new context (after cudaDeviceReset: the old one went with it).
 namespace bartune_scratch {
 inline cudaMemPool_t bt_pool(int dev) {
-    static std::atomic<cudaMemPool_t> bt_pools[64];
+    static cudaMemPool_t bt_pools[64];
+    static unsigned long long bt_contexts[64];
     static std::mutex bt_fill;
     if (dev < 0 || dev >= 64) return nullptr;
-    cudaMemPool_t pool = bt_pools[dev].load(std::memory_order_acquire);
-    if (pool) return pool;
+    const unsigned long long ctx = bt_context_id();
     std::lock_guard<std::mutex> bt_lock(bt_fill);
-    if ((pool = bt_pools[dev].load())) return pool;
+    cudaMemPool_t pool = bt_pools[dev];
+    if (pool && bt_contexts[dev] == ctx) return pool;
     cudaMemPoolProps props = {};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -129,7 +165,7 @@ inline cudaMemPool_t bt_pool(int dev) {
         (void)cudaMemPoolDestroy(pool);
         return nullptr;
     }
-    bt_pools[dev].store(pool, std::memory_order_release);
+    bt_pools[dev] = pool, bt_contexts[dev] = ctx;
     return pool;
 }
 
@@ -196,25 +232,37 @@ inline cudaError_t with_own(size_t bytes, size_t zero, int dev, cudaStream_t str
 // order, so a call adds no allocation, memset or free. The memory of a
 // stream the program destroys stays, so at most kMaxKept streams keep one.
 struct kept_t {
-    std::mutex lock;  // held from the lookup to the launch: calls into one
-                     // stream from several threads use it in their order
+    std::mutex lock;  // held from the lookup (kept_entry) to the launch: calls
+                     // into one stream from several threads use it in turn
     int dev = -1;
-    unsigned long long id = 0;  // cudaStreamGetId's: unique for the process's life
+    unsigned long long ctx = 0, id = 0;  // context and stream (ids unique for the process's life)
     void *p = nullptr;
     size_t bytes = 0, zero = 0;  // zero: its first bytes known to be zero
 };
 constexpr int kMaxKept = 32;
-// The entry of (dev, id), made where there is room; nullptr where not.
-inline kept_t *kept_entry(int dev, unsigned long long id) {
+// The entry of (dev, ctx, id), locked, made where there is room: the
+// device's entry of another context is taken over where none is in a call
+// (the runtime's context of a device changes at cudaDeviceReset, whose
+// memory went with it). nullptr where there is none.
+inline kept_t *kept_entry(int dev, unsigned long long ctx, unsigned long long id) {
     static kept_t table[kMaxKept];
     static int used = 0;
     static std::mutex fill;
     std::lock_guard<std::mutex> bt_lock(fill);
     for (int i = 0; i < used; i++)
-        if (table[i].dev == dev && table[i].id == id) return &table[i];
-    if (used == kMaxKept) return nullptr;
-    table[used].dev = dev, table[used].id = id;
-    return &table[used++];
+        if (table[i].dev == dev && table[i].ctx == ctx && table[i].id == id) {
+            table[i].lock.lock();  // a call in this stream from another thread ends first
+            return &table[i];
+        }
+    kept_t *k = nullptr;
+    if (used < kMaxKept) {
+        k = &table[used++];
+        k->lock.lock();
+    }
+    for (int i = 0; !k && i < used; i++)
+        if (table[i].dev == dev && table[i].ctx != ctx && table[i].lock.try_lock()) k = &table[i];
+    if (k) k->dev = dev, k->ctx = ctx, k->id = id, k->p = nullptr, k->bytes = k->zero = 0;
+    return k;
 }
 
 // launch(ws) with the stream's kept scratch memory; under graph capture
@@ -230,15 +278,15 @@ inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t st
     if (e != cudaSuccess) return e;
     kept_t *k = nullptr;
     cudaMemPool_t pool = nullptr;
-    unsigned long long id = 0;
+    unsigned long long id = 0, ctx = 0;
     if (capture == cudaStreamCaptureStatusNone) {
-        if (cudaStreamGetId(stream, &id) == cudaSuccess && (pool = bt_pool(dev)))
-            k = kept_entry(dev, id);
+        if (cudaStreamGetId(stream, &id) == cudaSuccess && (ctx = bt_context_id()) && (pool = bt_pool(dev)))
+            k = kept_entry(dev, ctx, id);
         else if (!pending)
             (void)cudaGetLastError();
     }
     if (!k) return with_own(bytes, zero, dev, stream, launch);
-    std::lock_guard<std::mutex> bt_lock(k->lock);
+    std::lock_guard<std::mutex> bt_lock(k->lock, std::adopt_lock);
     if (k->bytes < bytes) {  // the old memory is freed after its last use, in this stream
         if (k->p) e = cudaFreeAsync(k->p, stream);
         k->p = nullptr, k->bytes = k->zero = 0;
@@ -663,16 +711,24 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
-    // below what a call needs (kept per device), so only a process's first
-    // call of a variant can clear one, and later calls pay no query
+    // below what a call needs (kept per device and context: cudaDeviceReset
+    // forgets it), so only a context's first call of a variant can clear
+    // one, and later calls pay no query
     static std::atomic<long long> bt_limit[64];
+    static std::atomic<unsigned long long> bt_limit_ctx[64];
     const bool bt_known = bt_dev >= 0 && bt_dev < 64;
-    if (!bt_known || bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+    const unsigned long long bt_ctx = bartune_scratch::bt_context_id();
+    if (!bt_known || !bt_ctx || bt_limit_ctx[bt_dev].load(std::memory_order_acquire) != bt_ctx ||
+        bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
         cudaFuncAttributes bt_fa;
         bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
         if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
             bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
         if (bt_e != cudaSuccess) return bt_e;
+        if (bt_known && bt_limit_ctx[bt_dev].load() != bt_ctx) {  // a new context: its own limit
+            bt_limit[bt_dev].store(bt_smem);
+            bt_limit_ctx[bt_dev].store(bt_ctx, std::memory_order_release);
+        }
         long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
         while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
         }

@@ -10,8 +10,9 @@
 // with -DTRUST_GEMM_BF16, -DTRUST_PIPELINE or -DTRUST_SGEMM
 // (tests/header_trust.sh). Calls in two streams at once give a lone call's
 // results; calls of several shapes in one stream, and in more streams than
-// the header keeps scratch memory for, give right results (reuse).
-// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall|blas|reuse
+// the header keeps scratch memory for, give right results (reuse), and so
+// do calls after cudaDeviceReset (reset).
+// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall|blas|reuse|reset
 // (exit 77 without a GPU).
 #include <algorithm>
 #include <cmath>
@@ -411,6 +412,27 @@ static bool reuse() {
            8, more.size(), same, wrong, c[0].path().name, c[1].path().name, c[2].path().name);
     return same == calls && wrong == 0;
 }
+
+// cudaDeviceReset between calls, as a test harness does: what the header
+// keeps for a context (its memory pool, a stream's scratch memory, a
+// kernel's raised shared memory limit) went with it, and calls in the new
+// context are still right, three rounds of two shapes.
+static bool reset() {
+    long wrong = 0;
+    for (int round = 0; round < 3; round++) {
+        for (call c : {call{{512, 512, 512, 512}}, call{{256, 256, 16384, 256}}}) {
+            if (!c.alloc()) return false;
+            CHECK(c.run(0));
+            CHECK(cudaDeviceSynchronize());
+            wrong += c.wrong_rows(call::tol);
+        }
+        CHECK(cudaDeviceReset());
+    }
+    printf("reset: three rounds of 512^3 and 256 x 256 x 16384 calls, a device reset after each: %ld "
+           "wrong rows\n",
+           wrong);
+    return wrong == 0;
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -428,6 +450,7 @@ int main(int argc, char **argv) {
               : !strcmp(mode, "blas")          ? blas()
 #if !defined(TRUST_PIPELINE)
               : !strcmp(mode, "reuse")         ? reuse()
+              : !strcmp(mode, "reset")         ? reset()
 #endif
                                                : (fprintf(stderr, "unknown mode '%s'\n", mode), false);
     return ok ? 0 : 1;
