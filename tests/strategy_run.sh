@@ -46,47 +46,38 @@ best=$(grep '"n":1000' "$file" | grep '"status":"ok"' | grep -o '"median_ms":[0-
 first=$(grep '"n":2000' "$file" | head -1 | grep -o '"median_ms":[0-9.]*')
 [ -n "$best" ] && [ "$first" = "$best" ] ||
     fail "warm: the first candidate at n=2000 took ${first:-nothing}, the best at n=1000 ${best:-nothing}"
-# records verified under other checks (the problem's checks changed since):
-# a search at their sizes measures their best again first
-vrun() { # BUDGET
-    FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua --strategy ils --budget "$1" --seed 3 --size n=1000 \
-        --runner "$root/tests/fake_runner.sh" --results "$tmp/v/r" --kernels "$tmp/v/k" --cache "$tmp/c" \
-        --no-emit >/dev/null 2>"$tmp/v.err" || { cat "$tmp/v.err"; fail "run at budget $1 failed"; }
-}
-vrun 12
-vfile=$(ls "$tmp"/v/r/*/pipeline.jsonl)
-sed -i 's/"verified":"[0-9a-f]*"/"verified":"0000000000000000"/' "$vfile"
-# (the fake runner times a cubin the same in every launch configuration:
-# the old bests are every record of the least time)
-old_best=$(grep '"status":"ok"' "$vfile" | python3 -c '
+# Records a search must measure again (the problem's checks changed since,
+# or the variant renders otherwise now: a template changed): a search at
+# their sizes measures their best again first. again DIR SED WHAT: 12
+# records, SED makes them stale, then a search of budget 1.
+again() {
+    local dir=$1 edit=$2 what=$3 b file new_id
+    for b in 12 1; do
+        FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua --strategy ils --budget $b --seed 3 --size n=1000 \
+            --runner "$root/tests/fake_runner.sh" --results "$tmp/$dir/r" --kernels "$tmp/$dir/k" --cache "$tmp/c" \
+            --no-emit >/dev/null 2>"$tmp/$dir.err" || { cat "$tmp/$dir.err"; fail "$what: run at budget $b failed"; }
+        file=$(ls "$tmp/$dir"/r/*/pipeline.jsonl)
+        [ $b = 1 ] && break
+        # (the fake runner times a cubin the same in every launch configuration:
+        # the old bests are every record of the least time)
+        old_best=$(grep '"status":"ok"' "$file" | python3 -c '
 import json, sys
 recs = [json.loads(l) for l in sys.stdin]
 t = min(r["median_ms"] for r in recs)
 print(" ".join(sorted(r["id"] for r in recs if r["median_ms"] == t)))')
-vrun 1
-grep -q "measures again first the 12 record(s) of these sizes verified under other checks" "$tmp/v.err" ||
-    fail "records verified under other checks: the search did not say it starts from them: $(head -3 "$tmp/v.err")"
-new_id=$(tail -1 "$vfile" | grep -o '"id":"[0-9a-f]*"' | cut -d'"' -f4)
-[ "$(wc -l <"$vfile")" = 13 ] && [ -n "$new_id" ] && grep -qw "$new_id" <<<"$old_best" ||
-    fail "the one measurement after the checks changed ($new_id) was not an old best ($old_best)"
-# records of variants that render otherwise now (a template changed since:
-# their source hash differs): a search measures their best again first too
-srun() { # BUDGET
-    FAKE_RUNNER_VARY=1 "$bartune" run gen/pipeline.lua --strategy ils --budget "$1" --seed 3 --size n=1000 \
-        --runner "$root/tests/fake_runner.sh" --results "$tmp/s/r" --kernels "$tmp/s/k" --cache "$tmp/c" \
-        --no-emit >/dev/null 2>"$tmp/s.err" || { cat "$tmp/s.err"; fail "run at budget $1 failed"; }
+        sed -i "$edit" "$file"
+    done
+    grep -q "measures again first the 12 record(s) of these sizes verified under other checks or of variants that render otherwise" \
+        "$tmp/$dir.err" || fail "$what: the search did not say it starts from them: $(head -3 "$tmp/$dir.err")"
+    new_id=$(tail -1 "$file" | grep -o '"id":"[0-9a-f]*"' | cut -d'"' -f4)
+    [ "$(wc -l <"$file")" = 13 ] && [ -n "$new_id" ] && grep -qw "$new_id" <<<"$old_best" ||
+        fail "$what: the one measurement after ($new_id) was not an old best ($old_best)"
 }
-srun 12
-sfile=$(ls "$tmp"/s/r/*/pipeline.jsonl)
+again v 's/"verified":"[0-9a-f]*"/"verified":"0000000000000000"/' "records verified under other checks"
 # (as a render change makes them: another source hash, and another id, which
-# holds the compile key)
-sed -i 's/"source_hash":"[0-9a-f]*"/"source_hash":"0000000000000000"/; s/"id":"[0-9a-f]\{4\}/"id":"zzzz/' "$sfile"
-srun 1
-grep -q "measures again first the 12 record(s) of these sizes verified under other checks or of variants that render otherwise" "$tmp/s.err" ||
-    fail "records of an earlier render: the search did not say it starts from them: $(head -3 "$tmp/s.err")"
-new_id=$(tail -1 "$sfile" | grep -o '"id":"[0-9a-f]*"' | cut -d'"' -f4)
-[ "$(wc -l <"$sfile")" = 13 ] && [ -n "$new_id" ] && grep -qw "$new_id" <<<"$old_best" ||
-    fail "the one measurement after the render changed ($new_id) was not an old best ($old_best)"
+# holds the compile key; old_best's ids are the current renders')
+again s 's/"source_hash":"[0-9a-f]*"/"source_hash":"0000000000000000"/; s/"id":"[0-9a-f]\{4\}/"id":"zzzz/' \
+    "records of an earlier render"
 # another device's records (run --warm-from DEVICE): a device with none of
 # its own starts from the best the other recorded at these sizes
 mkdir -p "$tmp/x/r/other-gpu-sm90"
