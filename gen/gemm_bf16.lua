@@ -225,11 +225,13 @@ launch(function(c, s, dev)
       box = { 64, c.epilogue == "tma" and c.wm or 64 }, swizzle = 128 }
   end
   if c.stream_k == "on" then
-    -- every cluster (units or not); a flag per CTA (whole 256-byte lines:
-    -- the zero prefix, which the kernel leaves zero: each flag's waiter
-    -- lowers it), then a slot of rows x bn fp32 sums each
+    -- every cluster (units or not); 1024 flags (one a CTA, however far the
+    -- runner and the header lower the grid to what runs at once: the kernel
+    -- places its slots after them; the zero prefix, which the kernel leaves
+    -- zero: each flag's waiter lowers it), then a slot of rows x bn fp32 sums
+    -- a CTA
     local ctas = dev.sms // c.cluster * c.cluster
-    local flags = ceil_div(ctas, 64) * 64 * 4
+    local flags = 1024 * 4
     return { grid = { ctas }, block = { c.threads }, smem = c.smem_bytes, resident = 1, min_cc = 90,
       tensor_maps = maps, scratch = flags + ctas * c.rows * c.bn * 4, scratch_zero = flags,
       scratch_zero_kept = true, persistent = c.cluster >= 4 or nil }

@@ -1,5 +1,6 @@
 // stream_k's partial sums (tiles.cuh: work_of). Scratch memory holds a flag
-// per CTA (whole 256-byte lines of them: the prefix zero at a launch), then
+// per CTA (kFlagWords of them, whatever the grid: the zero prefix, which
+// launch() declares before the grid is lowered to what runs at once), then
 // a slot of kBM x kBN fp32 sums per CTA: element i of consumer thread t at
 // float4 i * kT + t, so a warp's stores and loads are whole lines. A CTA
 // writes its slot at most once a launch (its one piece that does not store
@@ -10,13 +11,14 @@
 // that does not fit on the GPU at once still finishes. Each flag has that
 // one waiter, which lowers it again for the next launch (scratch_zero_kept).
 constexpr int kQuads = kMsub * kBN / 8, kT = kConsumers * 128;
+constexpr int kFlagWords = 1024;  // gen/gemm_bf16.lua's launch(): CTAs, at most one an SM
 
 __device__ __forceinline__ unsigned* sk_flags(const Problem& p) {
+    if (gridDim.x > kFlagWords) __trap();  // more CTAs than flags: launch() and this differ
     return reinterpret_cast<unsigned*>(p.scratch);
 }
 __device__ __forceinline__ float4* sk_slot(const Problem& p, int cta) {
-    const long long flag_words = ((long long)gridDim.x + 63) / 64 * 64;
-    return reinterpret_cast<float4*>(p.scratch + flag_words) + (long long)cta * kQuads * kT;
+    return reinterpret_cast<float4*>(p.scratch + kFlagWords) + (long long)cta * kQuads * kT;
 }
 
 // This CTA's partial sums of a piece that does not store its tile.
