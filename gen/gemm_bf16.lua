@@ -281,6 +281,9 @@ end)
 constraint("a cluster splits B's 64-column boxes evenly, or each box's rows (not with cluster_n)", function(c)
   return not hopper(c) or (c.bn // 64) % c.cluster == 0 or (c.cluster % (c.bn // 64) == 0 and c.cluster_n == 1)
 end)
+constraint("stream_k: at most 1024 CTAs, one an SM (templates/gemm_bf16/streamk.cuh's flags)", function(c, dev)
+  return (c.stream_k or "off") == "off" or dev.sms <= 1024
+end)
 constraint("cluster_n splits A's 64-row boxes evenly (a stage's rows)", function(c)
   return not hopper(c) or (c.rows // 64) % c.cluster_n == 0
 end)
