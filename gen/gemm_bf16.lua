@@ -166,6 +166,22 @@ param("cluster_n", { 1, 2 }, { default = 1, when = function(c)
     and (c.stream_k or "off") == "off" and (c.inflight or 1) == 1
 end })
 
+-- fences: what a kernel's start and end wait for. full: cluster barriers
+-- with release and acquire at both ends, the copy engine's stores of C
+-- complete before a CTA leaves (as measured before this parameter). light:
+-- a relaxed start, the producer's tail in place of the end's barrier where
+-- CTAs multicast, only the stores' reads of shared memory
+-- (templates/gemm_bf16/fences.cuh). Twins on the H100 (NOTES.md, 34th
+-- session): tall-K split_one = 8 0.0149 -> 0.0137 ms, 1024^3 cluster_n = 2
+-- 0.0121 -> 0.0111, 4096^3's best 0.1934 -> 0.1911; clusters of 1 tie.
+-- Where clusters are (a pruning choice: the space stays within the
+-- combinations bartune expands)
+param("fences", { "full", "light" }, { default = "full", when = function(c)
+  if not hopper(c) then return false end
+  return c.raster == "row" and ((c.split_one or 1) >= 4 or (c.cluster_n or 1) > 1 and c.stages == 8)
+    or c.cluster == 2 and c.grid == "persistent" and c.bn == 256 and c.stages == 4 and (c.overlap or "off") ~= "off"
+end })
+
 derive(function(c, dev)
   c.fault = c.fault or "none"
   if c.kind == "simt" then

@@ -90,6 +90,9 @@ static_assert((kBM / 64) % kClusterN == 0, "A's 64-row boxes split over the CTAs
 //% include("gemm_bf16/hopper.cuh")
 //% include("gemm_bf16/tiles.cuh")
 //% include("gemm_bf16/ring.cuh")
+//% if (fences or "full") == "light" then
+//% include("gemm_bf16/fences.cuh")
+//% end
 //% include("gemm_bf16/roles.cuh")
 //% end
 

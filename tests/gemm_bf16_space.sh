@@ -50,6 +50,8 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late inflight=2"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 cluster_n=2 grid=persistent epilogue=tma_store c_early=late overlap=two"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=off overlap=two"
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4 raster=row fences=light"
+    "consumers=2 schedule=cooperative producer=warp cluster=1 cluster_n=2 grid=persistent epilogue=tma stages=8 raster=row bn=64 fences=light"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -72,14 +74,17 @@ for kind in "${kinds[@]}"; do
     *c_early=regs* | *epilogue=tma_store* | *scratch_split=* | *split_scratch=*) grep -q " 0 bytes spill stores" "$tmp/$i.log" || { echo "spills: $sel"; cat "$tmp/$i.log"; fail=1; } ;;
     esac
     "$nvcc" -ptx -arch=compute_90a -std=c++17 -O3 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
-    check "$sel" "$tmp/$i.ptx" 'wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.bf16\.bf16' \
+    n=128  # the tile's columns: wgmma's N
+    case $kind in *bn=64*) n=64 ;; esac
+    check "$sel" "$tmp/$i.ptx" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n${n}k16\\.f32\\.bf16\\.bf16" \
         'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global' 'mbarrier\.try_wait\.parity' 'expect_tx'
     case $kind in
     *setmaxnreg*) check "$sel" "$tmp/$i.ptx" 'setmaxnreg\.inc' 'setmaxnreg\.dec' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'setmaxnreg' ;;
     esac
     case $kind in
-    *cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;  # 2 x 2: A and B multicast
+    *cluster=2*cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;  # 2 x 2: A and B multicast
+    *cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;  # 1 x 2: A multicast
     *cluster=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;
     # four CTAs, two boxes of B: each loads half a box's rows (b_rows)
     *cluster=4*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;
@@ -126,13 +131,23 @@ for kind in "${kinds[@]}"; do
     *c_early=late*) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.prefetch\.tensor\.2d\.L2' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'cp\.async\.bulk\.prefetch' ;;
     esac
+    # fences = light: relaxed cluster barriers at the ends (split-K's sums
+    # still released between them), the producer's tail where CTAs multicast,
+    # the copy engine's stores of C waited for until read
+    case $kind in
+    *split_one=4*fences=light*) check "$sel" "$tmp/$i.ptx" 'barrier\.cluster\.arrive\.relaxed' 'barrier\.cluster\.arrive\.release' ;;
+    *fences=light*) check "$sel" "$tmp/$i.ptx" 'barrier\.cluster\.arrive\.relaxed' \
+        -- 'barrier\.cluster\.arrive\.release' 'cp\.async\.bulk\.wait_group 0' ;;
+    *cluster=1*) check "$sel" "$tmp/$i.ptx" -- 'barrier\.cluster\.arrive\.relaxed' ;;
+    *) check "$sel" "$tmp/$i.ptx" 'barrier\.cluster\.arrive\.release' -- 'barrier\.cluster\.arrive\.relaxed' ;;
+    esac
     case $kind in
     *order=named*) check "$sel" "$tmp/$i.ptx" 'bar\.arrive' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'bar\.arrive' ;;
     esac
     if [ "$mode" = sass ]; then
         cuobjdump -sass "$tmp/$i.cubin" >"$tmp/$i.sass"
-        check "$sel" "$tmp/$i.sass" 'HGMMA\.64x128x16' 'UTMALDG' 'SYNCS'
+        check "$sel" "$tmp/$i.sass" "HGMMA\\.64x${n}x16" 'UTMALDG' 'SYNCS'
     fi
 done
 # a cluster splits B's 64-column boxes, or each box's rows, evenly: no

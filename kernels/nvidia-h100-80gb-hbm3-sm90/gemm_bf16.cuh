@@ -2856,9 +2856,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v2
 
-// Best verified variant at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: median 0.0113 ms (min 0.0105, max 0.0163),
-// measured 2026-12-05T14:39:27Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma 
+// Best verified variant at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024 transa=0 transb=0: median 0.0111 ms (min 0.0106, max 0.0125),
+// measured 2026-12-06T10:17:18Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warp stages=8 cluster=1 grid=persistent raster=row epilogue=tma cluster_n=2 fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -2870,7 +2870,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=64 consumers=1 producer=warp stages=5 cluster=1 grid=tile raster=row epilogue=tma
+// Variant: kind=wgmma bn=64 wm=64 consumers=2 schedule=cooperative producer=warp stages=8 cluster=1 grid=persistent raster=row epilogue=tma cluster_n=2 fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -2930,17 +2930,21 @@ __device__ __forceinline__ void simt_gemm(int transa, int transb, int M, int N, 
 
 // Named barriers: 0 __syncthreads, 1-2 the ping-pong order, 3-4 the tma
 // epilogue of each consumer warpgroup, 5 the consumers before split-K sums.
-constexpr int kBN = 64, kBK = 64, kStages = 5;
+constexpr int kBN = 64, kBK = 64, kStages = 8;
 constexpr int kWM = 64, kMsub = kWM / 64;       // rows of C per consumer warpgroup
-constexpr int kConsumers = 1;           // consumer warpgroups
+constexpr int kConsumers = 2;           // consumer warpgroups
 constexpr bool kPingpong = false;
 constexpr int kBM = kPingpong ? kWM : kConsumers * kWM;  // rows of a stage's A tile
 constexpr int kCluster = 1;               // CTAs sharing B (multicast), along M
 // split-K: kSplit CTAs of a cluster share a tile, each over 1/kSplit of the
 // k-tiles; their sums meet in shared memory (distributed, DSMEM)
 constexpr int kSplit = 1;
-constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
-static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
+// cluster_n: kClusterN CTAs along N share A (multicast), each loading
+// 1 / kClusterN of its rows; a CTA's rank is its place along M plus kCluster
+// times its place along N
+constexpr int kClusterN = 2;
+constexpr int kClusterDims = kCluster * kClusterN;  // CTAs of a cluster
+static_assert(kSplit == 1, "multicast or split-K, not both");
 constexpr int kIssuers = 1;  // threads issuing copies
 constexpr int kProducerThreads = 32;
 constexpr int kThreads = kConsumers * 128 + kProducerThreads;
@@ -2948,8 +2952,8 @@ constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kBBoxes = kBN / 64;                  // B arrives as 64 x 64 boxes (128 B rows)
 constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one stage
-constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp
-constexpr bool kPersistent = false;
+constexpr int kEmptyCount = 4 * kReaders * kClusterDims;  // one arrival per consumer warp of the cluster
+constexpr bool kPersistent = true;
 constexpr int kTilesPerBlock = kPingpong ? 2 : 1;  // one-block-per-tile grids
 constexpr int kGroup = 0;  // rows of units per L2 group
 // tma: the epilogue writes each consumer warpgroup's rows into a swizzled
@@ -2959,6 +2963,7 @@ constexpr bool kTmaEpilogue = true;
 constexpr int kCBytes = kWM * kBN * 2;             // one warpgroup's rows of C
 static_assert(kBN % 64 == 0 && kBBoxes % kCluster == 0, "B boxes split over the cluster");
 static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned (128-byte swizzle atoms)");
+static_assert((kBM / 64) % kClusterN == 0, "A's 64-row boxes split over the CTAs along N");
 
 // The variant's own Hopper primitive: wgmma of its tile width (the others,
 // which read nothing of a variant, are in ptx.cuh, written once per header).
@@ -3065,6 +3070,7 @@ __device__ __forceinline__ Problem make_problem(int transa, int transb, int M, i
     p.K = K;
     p.ktiles = (K + kBK - 1) / kBK;
     p.tiles_n = (N + kBN - 1) / kBN;
+    p.tiles_n = (p.tiles_n + kClusterN - 1) / kClusterN;  // cluster_n: columns of units of kClusterN tiles
     const int tiles_m = (M + kBM - 1) / kBM;
     p.units_m = (tiles_m + kCluster - 1) / kCluster;
     p.units = p.units_m * p.tiles_n;
@@ -3095,7 +3101,8 @@ __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, 
         um = u / p.tiles_n;
         tn = u % p.tiles_n;
     }
-    tm = um * kCluster + (kCluster > 1 ? (int)rank : 0);
+    tm = um * kCluster + (int)rank % kCluster;  // cluster_n: the unit's kCluster x kClusterN tiles
+    tn = tn * kClusterN + (int)rank / kCluster;
 }
 
 // The k-tiles of a tile this CTA computes: all, or its share under split-K
@@ -3150,12 +3157,9 @@ __device__ __forceinline__ void consumer_wait(uint32_t base, int it) {
 __device__ __forceinline__ void consumer_release(uint32_t base, int it) {
     if ((threadIdx.x & 31) != 0) return;
     const uint32_t bar = empty_bar(base, stage_of(it));
-    if (kCluster == 1) {
-        mbar_arrive(bar);
-    } else {
+    // cluster_n: A comes from the CTAs along N, B from those along M
 #pragma unroll
-        for (int c = 0; c < kCluster; ++c) mbar_arrive_cluster(bar, (uint32_t)c);
-    }
+    for (int c = 0; c < kClusterDims; ++c) mbar_arrive_cluster(bar, (uint32_t)c);
 }
 
 // Ping-pong: warpgroup wg's main loop waits its turn; the other's hands it on.
@@ -3165,6 +3169,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 }
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
+}
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
 }
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
@@ -3179,7 +3202,15 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
-    const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    // cluster_n: this CTA's share of B's boxes goes to the CTAs along M (its
+    // column of the cluster), its share of A's rows to those along N (its row)
+    const int rm = (int)rank % kCluster, rn = (int)rank / kCluster;
+    const int box0 = rm * (kBBoxes / kCluster);
+    const uint16_t b_mask = (uint16_t)(((1u << kCluster) - 1) << (rn * kCluster));
+    uint16_t a_mask = 0;
+    for (int j = 0; j < kClusterN; ++j) a_mask |= (uint16_t)(1u << (rm + j * kCluster));
+    constexpr int kARows = kBM / kClusterN;  // rows of A this CTA loads (whole 64-row boxes when M-major)
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -3189,13 +3220,17 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
-            if (loads_a && !p.ta) tma_load(stage_a(base, s), tmA, k0, tm * kBM, full_bar(base, s));
-            if (loads_a && p.ta)  // M-major: boxes of 64 rows of M by the k-tile's 64
-                for (int i = 0; i < kBM / 64; ++i)
-                    tma_load(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s));
+            if (loads_a && !p.ta)  // rows rn kARows.. of the tile, into every CTA of this row of the cluster
+                tma_load_multicast(stage_a(base, s) + rn * kARows * 128, tmA, k0, tm * kBM + rn * kARows,
+                                   full_bar(base, s), a_mask);
+            if (loads_a && p.ta)
+                for (int i = rn * (kARows / 64); i < (rn + 1) * (kARows / 64); ++i)
+                    tma_load_multicast(stage_a(base, s) + i * 8192, tmA, tm * kBM + i * 64, k0, full_bar(base, s),
+                                       a_mask);
             if (!loads_b) continue;
             for (int j = box0; j < box0 + kBBoxes / kCluster; ++j) {
                 // box j: 64 columns of the tile (N-major), or its rows 64j.. (K-major)
@@ -3204,10 +3239,13 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
                 if (kCluster == 1)
                     tma_load(dst, tmB, x, y, full_bar(base, s));
                 else
-                    tma_load_multicast(dst, tmB, x, y, full_bar(base, s), (uint16_t)((1u << kCluster) - 1));
+                    tma_load_multicast(dst, tmB, x, y, full_bar(base, s), b_mask);
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -3473,7 +3511,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             store_tile(p, acc, tm, tn, rows0);
     }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+    if ((threadIdx.x & 127) == 0) bulk_wait_read();  // the boxes read before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -3486,7 +3524,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -3498,8 +3536,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
@@ -3557,13 +3594,13 @@ inline cudaError_t launch_kernel(int transa, int transb, int M, int N, int K, fl
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = ((((bt_ceil_div(bt_ceil_div(bt_s_M, 64LL), 1LL) * bt_ceil_div(bt_s_N, 64LL)) * 1LL) * 1LL));
+    const long long bt_grid_x = (((bt_min((bt_ceil_div(bt_ceil_div(bt_s_M, 128LL), 1LL) * bt_ceil_div(bt_ceil_div(bt_s_N, 64LL), 2LL)), (bt_sms / 2LL)) * 2LL) * 1LL));
     const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 160LL;
+    const long long bt_block_x = 288LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 92160LL;
+    const long long bt_smem = 215040LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     CUtensorMap bt_map0;
     {
@@ -5608,9 +5645,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v5
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0148 ms (min 0.0140, max 0.0226),
-// measured 2026-12-06T05:43:58Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0137 ms (min 0.0127, max 0.0191),
+// measured 2026-12-06T10:17:25Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -5622,7 +5659,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8
+// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -5918,6 +5955,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+}
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -5932,6 +5988,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -5941,6 +5998,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -5960,6 +6018,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -6225,7 +6286,6 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             store_tile(p, acc, tm, tn, rows0);
     }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -6238,7 +6298,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -6250,8 +6310,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
@@ -11637,9 +11696,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v11
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0149 ms (min 0.0140, max 0.0238),
-// measured 2026-12-06T05:44:27Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0139 ms (min 0.0130, max 0.0209),
+// measured 2026-12-06T10:17:23Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -11651,7 +11710,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8
+// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -11947,6 +12006,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+}
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -11961,6 +12039,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -11970,6 +12049,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -11989,6 +12069,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -12254,7 +12337,6 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             store_tile(p, acc, tm, tn, rows0);
     }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -12267,7 +12349,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -12279,8 +12361,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)

@@ -271,5 +271,9 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
     else
         p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
+//% if fences == "light" then
+    if ((threadIdx.x & 127) == 0) bulk_wait_read();  // the boxes read before the CTA ends (fences.cuh)
+//% else
     if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+//% end
 }

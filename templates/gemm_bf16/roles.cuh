@@ -62,6 +62,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 //% else
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
 //% end
+//% if fences == "light" then
+    int next = 0;  // the iterations issued: where the tail starts
+//% end
 //% if (stream_k or "off") == "on" then
     Work x;
     for (int w = 0, it0 = 0; work_of(p, w, x); it0 += x.nk, ++w) {
@@ -80,6 +83,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             const int it = it0 + kb, s = stage_of(it);
 //% else
             const int it = lt * nk + kb, s = stage_of(it);
+//% end
+//% if fences == "light" then
+            next = it + 1;
 //% end
 //% if fault == "read_twice" then
             const int k0 = (kb0 + (kb == 1 ? 0 : kb)) * kBK;  // fault: k-tile 1 is k-tile 0 again
@@ -131,6 +137,11 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
 //% end
         }
     }
+//% if fences == "light" then
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
+//% end
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -763,9 +774,14 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             store_tile(p, acc, tm, tn, rows0);
     }
+//% if fences == "light" and epilogue ~= "direct" then
+    if ((threadIdx.x & 127) == 0) bulk_wait_read();  // the boxes read before the CTA ends
+//% elseif fences == "light" then
+//% else
     if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 //% if epilogue == "tma_store" then
     if ((threadIdx.x & 127) == 0) bulk_wait();
+//% end
 //% end
 }
 //% end
@@ -780,7 +796,11 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
+//% if fences == "light" then
+        cluster_sync_relaxed();  // the inits' fence released them
+//% else
         cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+//% end
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -796,6 +816,10 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
+//% if fences == "light" then
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
+//% else
     // no CTA leaves while a peer still copies into it or reads its sums
     if (kClusterDims > 1) cluster_sync();
+//% end
 }

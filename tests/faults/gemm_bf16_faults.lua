@@ -28,9 +28,13 @@ param("fault", {
   "split_scratch", -- correct: clusters of 2 summing in shared memory, 2 such a tile through scratch
   "split_scratch_short", -- the same, the last cluster of a row slice leaving the last slot out
   "b_rows",        -- correct: 64-column tiles in clusters of 2, each CTA multicasting half of B's box
+  "b_rows_light",  -- correct: the same with fences = light (the producer's tail, no barrier at the end)
+  "split_scratch_light", -- correct: split_scratch with fences = light (a relaxed barrier at each end)
 })
 local spread = function(c) return c.fault == "spread" or c.fault == "spread_short" end
-local two_level = function(c) return c.fault == "split_scratch" or c.fault == "split_scratch_short" end
+local two_level = function(c)
+  return c.fault == "split_scratch" or c.fault == "split_scratch_short" or c.fault == "split_scratch_light"
+end
 local scratch = function(c)
   return c.fault == "scratch" or c.fault == "scratch_short" or spread(c) or two_level(c)
 end
@@ -40,7 +44,8 @@ derive(function(c)
   c.regs, c.stages, c.cluster, c.grid, c.raster, c.epilogue = "none", 3, 1, "persistent", "row", "direct"
   c.split, c.c_early, c.scratch_split, c.b_rows = 1, "off", scratch(c) and 4 or 1, 64
   if two_level(c) then c.split, c.scratch_split = 2, 2 end
-  if c.fault == "b_rows" then c.bn, c.cluster, c.b_rows = 64, 2, 32 end
+  if c.fault == "b_rows" or c.fault == "b_rows_light" then c.bn, c.cluster, c.b_rows = 64, 2, 32 end
+  c.fences = c.fault:find("_light$") and "light" or "full"
   c.scratch_sum = spread(c) and "spread" or "last"
   c.overlap, c.stream_k, c.inflight, c.cluster_n = "off", "off", 1, 1
   if scratch(c) then c.grid = "tile" end
