@@ -16331,9 +16331,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h100_80gb_hbm3_sm90_v15
 
-// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: median 1.4009 ms (min 1.3981, max 1.4034),
-// measured 2026-12-06T00:50:10Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on 
+// Best verified variant at K=8192 M=8192 N=8192 lda=8192 ldb=8192 ldc=8192 transa=0 transb=1: median 1.3972 ms (min 1.3927, max 1.4161),
+// measured 2026-12-06T11:16:04Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -16345,7 +16345,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=grouped epilogue=tma_store c_early=late overlap=on fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -16833,6 +16833,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+}
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -16863,6 +16882,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -16872,6 +16892,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -16892,6 +16913,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -17371,7 +17395,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
     else
         p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
-    if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+    if ((threadIdx.x & 127) == 0) bulk_wait_read();  // the boxes read before the CTA ends (fences.cuh)
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -17384,7 +17408,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -17396,8 +17420,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
