@@ -774,9 +774,10 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             store_tile(p, acc, tm, tn, rows0);
     }
-//% if fences == "light" and epilogue ~= "direct" then
+//% if fences == "light" then
+//% if epilogue ~= "direct" then
     if ((threadIdx.x & 127) == 0) bulk_wait_read();  // the boxes read before the CTA ends
-//% elseif fences == "light" then
+//% end
 //% else
     if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 //% if epilogue == "tma_store" then
