@@ -65,8 +65,12 @@ end })
 -- (the records stay current), wherever cp.async fills a k-major A stage:
 -- every warp loading (4096^3's and 2048^3's bests) or producer warps (3001
 -- x 2999 x 4097's).
+-- The 8 x 16 consumers (one k at a time) too, in 128 x 256 tiles (the
+-- space's bound on combinations): last measured before the loaders'
+-- inside-tile path (2.937 ms at 4096^3, producer = regs).
 param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
-  return c.tm == 8 and c.tn == 8 and c.frag ~= "k2" and c.producer == "cp_async" and c.a_layout == "k"
+  return c.tm == 8 and c.frag ~= "k2" and c.a_layout == "k" and
+      (c.tn == 8 and c.producer == "cp_async" or c.tn == 16 and c.bm * c.bn == 128 * 256)
 end })
 -- (Tried and removed: "lanes" copies where an operand rules out 16-byte
 -- ones, consecutive threads on consecutive elements instead of copy4's four

@@ -55,7 +55,14 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
 #pragma unroll
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
+//%     if fma_order == "zigzag" then
+            for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
+                const int j = (i & 1) ? kTN - 1 - jj : jj;
+                acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+            }
+//%     else
             for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+//%     end
     }
 }
 //%   else
