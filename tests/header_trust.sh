@@ -7,7 +7,8 @@
 # C's padding, an error the caller left pending, and for a GEMM a call of
 # more rows than one grid's y holds in tiles, BLAS's alpha = 0 and K = 0, and
 # calls of several shapes in one stream and in 40 streams (reuse), and
-# calls after cudaDeviceReset (reset).
+# calls after cudaDeviceReset (reset), and calls from eight threads in seven
+# streams at once (contend).
 # Usage: header_trust.sh NVCC ROOT NAME build|run
 set -u
 nvcc=$1 root=$2 name=$3 mode=$4
@@ -36,7 +37,7 @@ rc=$?
 [ $rc = 0 ] || fail "$name: capture"
 modes="threads streams padding pending"
 # a GEMM: more rows than one grid's y holds in tiles; alpha = 0 and K = 0 reading no A or B
-[ "$name" = pipeline ] || modes="$modes tall blas reuse reset"
+[ "$name" = pipeline ] || modes="$modes tall blas reuse reset contend"
 for m in $modes; do "$tmp/tuned" $m || fail "$name: $m"; done
 if grep -q 'bt_n_tuned = 0;' "$root/kernels/$name.cuh"; then
     echo "$name: the header holds the portable variants only (records not verified yet): no tuned path to check"

@@ -243,26 +243,36 @@ constexpr int kMaxKept = 32;
 // The entry of (dev, ctx, id), locked, made where there is room: the
 // device's entry of another context is taken over where none is in a call
 // (the runtime's context of a device changes at cudaDeviceReset, whose
-// memory went with it). nullptr where there is none.
+// memory went with it). nullptr where there is none. A stream's entry is
+// locked after the table is let go (a call in that stream from another
+// thread holds it until its launch, and other streams' lookups go on),
+// then its key checked again: a takeover may have come in between.
 inline kept_t *kept_entry(int dev, unsigned long long ctx, unsigned long long id) {
     static kept_t table[kMaxKept];
     static int used = 0;
     static std::mutex fill;
-    std::lock_guard<std::mutex> bt_lock(fill);
-    for (int i = 0; i < used; i++)
-        if (table[i].dev == dev && table[i].ctx == ctx && table[i].id == id) {
-            table[i].lock.lock();  // a call in this stream from another thread ends first
-            return &table[i];
+    for (;;) {
+        kept_t *k = nullptr;
+        {
+            std::lock_guard<std::mutex> bt_lock(fill);
+            for (int i = 0; !k && i < used; i++)
+                if (table[i].dev == dev && table[i].ctx == ctx && table[i].id == id) k = &table[i];
+            if (!k) {
+                if (used < kMaxKept) {
+                    k = &table[used++];
+                    k->lock.lock();
+                }
+                for (int i = 0; !k && i < used; i++)
+                    if (table[i].dev == dev && table[i].ctx != ctx && table[i].lock.try_lock())
+                        k = &table[i];
+                if (k) k->dev = dev, k->ctx = ctx, k->id = id, k->p = nullptr, k->bytes = k->zero = 0;
+                return k;
+            }
         }
-    kept_t *k = nullptr;
-    if (used < kMaxKept) {
-        k = &table[used++];
         k->lock.lock();
+        if (k->dev == dev && k->ctx == ctx && k->id == id) return k;
+        k->lock.unlock();  // taken over by another context meanwhile: look again
     }
-    for (int i = 0; !k && i < used; i++)
-        if (table[i].dev == dev && table[i].ctx != ctx && table[i].lock.try_lock()) k = &table[i];
-    if (k) k->dev = dev, k->ctx = ctx, k->id = id, k->p = nullptr, k->bytes = k->zero = 0;
-    return k;
 }
 
 // launch(ws) with the stream's kept scratch memory; under graph capture

@@ -11,8 +11,9 @@
 // (tests/header_trust.sh). Calls in two streams at once give a lone call's
 // results; calls of several shapes in one stream, and in more streams than
 // the header keeps scratch memory for, give right results (reuse), and so
-// do calls after cudaDeviceReset (reset).
-// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall|blas|reuse|reset
+// do calls after cudaDeviceReset (reset), and calls from eight threads in
+// seven streams at once (contend).
+// Usage: trust capture|threads|streams|path-tuned|path-portable|padding|pending|tall|blas|reuse|reset|contend
 // (exit 77 without a GPU).
 #include <algorithm>
 #include <cmath>
@@ -413,6 +414,57 @@ static bool reuse() {
     return same == calls && wrong == 0;
 }
 
+// Calls from eight threads at once, 12 each, two shapes in turn: six
+// threads in streams of their own, two sharing one (the header's kept
+// scratch memory of a stream is used by one call at a time, and a call in
+// one stream does not wait for another stream's): every result equals its
+// shape's lone first call bit for bit, and that one is right.
+static bool contend() {
+    const call shapes[2] = {call{{512, 512, 512, 512}}, call{{256, 256, 16384, 256}}};
+    std::vector<unsigned char> init[2], want[2];
+    long wrong = 0;
+    for (int i = 0; i < 2; i++) {
+        call c = shapes[i];
+        if (!c.alloc()) return false;
+        init[i].resize(c.lc() * sizeof *c.C);
+        CHECK(cudaMemcpy(init[i].data(), c.C, init[i].size(), cudaMemcpyDeviceToHost));
+        CHECK(c.run(0));
+        CHECK(cudaDeviceSynchronize());
+        wrong += c.wrong_rows(call::tol);
+        want[i].resize(init[i].size());
+        CHECK(cudaMemcpy(want[i].data(), c.C, want[i].size(), cudaMemcpyDeviceToHost));
+    }
+    const int n_threads = 8, n_calls = 12;
+    std::vector<cudaStream_t> streams(n_threads - 1);
+    for (auto &x : streams) CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+    std::vector<int> same(n_threads, 0), failed(n_threads, 0);
+    auto worker = [&](int t) {
+        cudaStream_t st = streams[std::min(t, n_threads - 2)];  // threads 6 and 7 share one
+        call c[2] = {shapes[0], shapes[1]};
+        if (!c[0].alloc() || !c[1].alloc()) return (void)(failed[t] = 1);
+        std::vector<unsigned char> got;
+        for (int n = 0; n < n_calls; n++) {
+            const int i = (t + n) % 2;
+            got.resize(init[i].size());
+            if (cudaMemcpyAsync(c[i].C, init[i].data(), got.size(), cudaMemcpyHostToDevice, st) ||
+                c[i].run(st) ||
+                cudaMemcpyAsync(got.data(), c[i].C, got.size(), cudaMemcpyDeviceToHost, st) ||
+                cudaStreamSynchronize(st))
+                return (void)(failed[t] = 1);
+            same[t] += got == want[i];
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < n_threads; t++) pool.emplace_back(worker, t);
+    for (auto &th : pool) th.join();
+    int equal = 0, fails = 0;
+    for (int t = 0; t < n_threads; t++) equal += same[t], fails += failed[t];
+    printf("contend: %d threads x %d calls (two sharing a stream): %d equal to their shape's first, "
+           "%d threads failed a call, %ld wrong rows in the firsts (%s, %s)\n",
+           n_threads, n_calls, equal, fails, wrong, shapes[0].path().name, shapes[1].path().name);
+    return equal == n_threads * n_calls && fails == 0 && wrong == 0;
+}
+
 // cudaDeviceReset between calls, as a test harness does: what the header
 // keeps for a context (its memory pool, a stream's scratch memory, a
 // kernel's raised shared memory limit) went with it, and calls in the new
@@ -451,6 +503,7 @@ int main(int argc, char **argv) {
 #if !defined(TRUST_PIPELINE)
               : !strcmp(mode, "reuse")         ? reuse()
               : !strcmp(mode, "reset")         ? reset()
+              : !strcmp(mode, "contend")       ? contend()
 #endif
                                                : (fprintf(stderr, "unknown mode '%s'\n", mode), false);
     return ok ? 0 : 1;
