@@ -72,6 +72,18 @@ param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
   return c.tm == 8 and c.frag ~= "k2" and c.a_layout == "k" and
       (c.tn == 8 and c.producer == "cp_async" or c.tn == 16 and c.bm * c.bn == 128 * 256)
 end })
+-- Where cp.async copies a k-tile inside both matrices, each copy's source
+-- address: "wide", a 64-bit product of its row and ld per copy, or "tile",
+-- one 64-bit corner of the tile per operand and a 32-bit offset per copy
+-- (one IMAD.WIDE; templates/sgemm/load_cp_async.cuh). The 4096^3 best
+-- (two blocks an SM at 124 registers) recomputes its 16 copies' addresses
+-- every k-tile: ~100 of its 154 non-FMA instructions. Declared with "wide"
+-- as the default (the records stay current), where zigzag FMAs meet cp.async
+-- in 64-row tiles 128 or 256 wide (the bests at 4096^3, 2048^3 and 3001 x
+-- 2999 x 4097; the space's bound on combinations allows no more).
+param("addresses", { "wide", "tile" }, { default = "wide", when = function(c)
+  return c.fma_order == "zigzag" and c.producer == "cp_async" and c.bm == 64 and c.bn >= 128
+end })
 -- (Tried and removed: "lanes" copies where an operand rules out 16-byte
 -- ones, consecutive threads on consecutive elements instead of copy4's four
 -- consecutive elements a thread, so a warp's 4-byte copy reads 4-6 sectors
