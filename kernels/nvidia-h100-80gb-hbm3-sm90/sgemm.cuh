@@ -1940,9 +1940,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v4
 
-// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.8048 ms (min 1.7945, max 1.8340),
-// measured 2026-12-06T05:30:25Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=2 
+// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.7999 ms (min 1.7938, max 1.8188),
+// measured 2026-12-06T13:56:48Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -1950,7 +1950,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=2
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -2347,7 +2347,7 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
 #endif  // arch guard
 
 #define BARTUNE_CLUSTER
-static __global__ void __launch_bounds__(kThreads, 2) BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
