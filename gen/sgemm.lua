@@ -72,18 +72,13 @@ param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
   return c.tm == 8 and c.frag ~= "k2" and c.a_layout == "k" and
       (c.tn == 8 and c.producer == "cp_async" or c.tn == 16 and c.bm * c.bn == 128 * 256)
 end })
--- Where cp.async copies a k-tile inside both matrices, each copy's source
--- address: "wide", a 64-bit product of its row and ld per copy, or "tile",
--- one 64-bit corner of the tile per operand and a 32-bit offset per copy
--- (one IMAD.WIDE; templates/sgemm/load_cp_async.cuh). The 4096^3 best
--- (two blocks an SM at 124 registers) recomputes its 16 copies' addresses
--- every k-tile: ~100 of its 154 non-FMA instructions. Declared with "wide"
--- as the default (the records stay current), where zigzag FMAs meet cp.async
--- in 64-row tiles 128 or 256 wide (the bests at 4096^3, 2048^3 and 3001 x
--- 2999 x 4097; the space's bound on combinations allows no more).
-param("addresses", { "wide", "tile" }, { default = "wide", when = function(c)
-  return c.fma_order == "zigzag" and c.producer == "cp_async" and c.bm == 64 and c.bn >= 128
-end })
+-- (Tried and removed: "addresses = tile", cp.async copies inside both
+-- matrices addressed from one 64-bit tile corner per operand plus 32-bit
+-- offsets, a thread's copies at constant shared-memory offsets: the 4096^3
+-- best's non-FMA instructions a k-tile 155 -> ~105 in SASS, yet as twins on
+-- the H100 it lost at every shape (4096^3 2.8407 ms against 2.8294, 3001 x
+-- 2999 x 4097 1.8199 against 1.7999, 2048^3 0.3692 against 0.3677): the
+-- loop is not bound by issuing its address arithmetic. NOTES.md 2026-12-06.)
 -- (Tried and removed: "lanes" copies where an operand rules out 16-byte
 -- ones, consecutive threads on consecutive elements instead of copy4's four
 -- consecutive elements a thread, so a warp's 4-byte copy reads 4-6 sectors

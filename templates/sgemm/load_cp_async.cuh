@@ -33,47 +33,6 @@ __device__ __forceinline__ void copy4(float* dst, int step, const float* row, co
 
 // A k-tile inside both matrices (inside_tile): whole copies with no checks,
 // 16 bytes where kVec (both operands aligned) and the stage's layout allow.
-//% if addresses == "tile" then
-// Each copy's source is the k-tile's corner in A (or B), one 64-bit pointer
-// per operand, plus the copy's 32-bit offset within the tile (row times ld
-// plus column; tile_offsets_fit), so an address is one IMAD.WIDE; a
-// thread's copies lie whole rows apart (kLoaders a multiple of a row's
-// float4s), so their shared-memory places are one address plus constants.
-// The 4096^3 best's SASS spent ~100 of its 154 other instructions a k-tile
-// on a 64-bit product and shift per copy (registers leave no room to keep
-// them).
-// p, as a value the compiler cannot see into: p + offset stays one IMAD.WIDE
-// rather than being folded back into a 64-bit index of A scaled per copy.
-__device__ __forceinline__ const float* opaque(const float* p) {
-    asm("" : "+l"(p));
-    return p;
-}
-template <bool kVec>
-__device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
-    const float* a_tile = opaque(g.A + (long long)g.m0 * g.lda + k0);
-    const float* b_tile = opaque(g.B + (long long)k0 * g.ldb + g.n0);
-    constexpr bool kARows = kLoaders % (kBK / 4) == 0, kBRows = kLoaders % (kBN / 4) == 0;
-    const int a_row0 = ptid / (kBK / 4), a_kq = ptid % (kBK / 4) * 4;
-    const int b_kr0 = ptid / (kBN / 4), b_nq = ptid % (kBN / 4) * 4;
-#pragma unroll
-    for (int it = 0; it < kAIters; ++it) {
-        const int u = ptid + it * kLoaders;
-        if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
-        const int row = kARows ? a_row0 + it * (kLoaders / (kBK / 4)) : u / (kBK / 4);
-        const int kq = kARows ? a_kq : u % (kBK / 4) * 4;
-        copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
-              a_tile + (row * g.lda + kq), g.A, 4, kVec);
-    }
-#pragma unroll
-    for (int it = 0; it < kBIters; ++it) {
-        const int u = ptid + it * kLoaders;
-        if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
-        const int kr = kBRows ? b_kr0 + it * (kLoaders / (kBN / 4)) : u / (kBN / 4);
-        const int nq = kBRows ? b_nq : u % (kBN / 4) * 4;
-        copy4(Bs + kr * kBN + nq, 1, b_tile + (kr * g.ldb + nq), g.B, 4, kVec);
-    }
-}
-//% else
 template <bool kVec>
 __device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
 #pragma unroll
@@ -92,24 +51,10 @@ __device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, fl
         copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, g.B, 4, kVec);
     }
 }
-//% end
-//% if addresses == "tile" then
-
-// Whether every offset within a tile fits an int: A's last row of a tile
-// starts (kBM - 1) lda past its corner, B's (kBK - 1) ldb; else the copies
-// take the checked path's 64-bit addresses.
-__device__ __forceinline__ bool tile_offsets_fit(const Gemm& g) {
-    return (long long)kBM * g.lda <= 0x7fffffffLL && (long long)kBK * g.ldb <= 0x7fffffffLL;
-}
-//% end
 
 __device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
     const int k0 = (g.kt0 + kt) * kBK;
-//% if addresses == "tile" then
-    if (inside_tile(g, k0) && tile_offsets_fit(g)) {  // no checks and no zero fill
-//% else
     if (inside_tile(g, k0)) {  // no checks and no zero fill
-//% end
         if (g.a_vec && g.b_vec)
             issue_inside<true>(g, k0, ptid, As, Bs);
         else
