@@ -422,10 +422,12 @@ static bool reuse() {
 static bool contend() {
     const call shapes[2] = {call{{512, 512, 512, 512}}, call{{256, 256, 16384, 256}}};
     std::vector<unsigned char> init[2], want[2];
+    const char *names[2];  // the paths of the first calls (shapes[] holds no matrices)
     long wrong = 0;
     for (int i = 0; i < 2; i++) {
         call c = shapes[i];
         if (!c.alloc()) return false;
+        names[i] = c.path().name;
         init[i].resize(c.lc() * sizeof *c.C);
         CHECK(cudaMemcpy(init[i].data(), c.C, init[i].size(), cudaMemcpyDeviceToHost));
         CHECK(c.run(0));
@@ -461,7 +463,7 @@ static bool contend() {
     for (int t = 0; t < n_threads; t++) equal += same[t], fails += failed[t];
     printf("contend: %d threads x %d calls (two sharing a stream): %d equal to their shape's first, "
            "%d threads failed a call, %ld wrong rows in the firsts (%s, %s)\n",
-           n_threads, n_calls, equal, fails, wrong, shapes[0].path().name, shapes[1].path().name);
+           n_threads, n_calls, equal, fails, wrong, names[0], names[1]);
     return equal == n_threads * n_calls && fails == 0 && wrong == 0;
 }
 
