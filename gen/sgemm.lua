@@ -122,6 +122,26 @@ end })
 param("scratch_sum", { "last", "spread" }, { default = "last", when = function(c)
   return (c.scratch_split or 1) > 1
 end })
+-- Register-rich consumers (sm_90a): the producer warpgroup (four producer
+-- warps) gives registers back with setmaxnreg and the 256 consumer threads
+-- take them, 112 x 128 + 200 x 256 = 65536 (one block an SM), where
+-- __launch_bounds__ alone leaves all 384 threads 168: too few for 8 x 16
+-- consumers in 128 x 256 tiles (128 accumulators and two fragment sets),
+-- and 128 x 128 tiles of 8 x 8 spilled (NOTES.md 2026-12-01). ptxas (nvcc
+-- 13.0), 8 x 16 at 128 x 256 x 16 with cp.async and mbarrier: no spill at
+-- 112 / 200 (96 / 208 spilled 12 bytes in the producers), and the
+-- consumers' k-tile is 2048 FFMA in 2179 instructions (94%; the all-warps
+-- 4096^3 best's 88%, cuBLAS's ~93%). Only with cp.async producers (register
+-- producers hold a stage's values: a pruning choice too, the space's bound
+-- on combinations), under each warp-specialised barrier kind. The variants
+-- build for sm_90a (derive's arch_specific; a header built without the
+-- sm_90a flags passes them over); "none" the default: the records stay
+-- current.
+param("regs", { "none", "setmaxnreg" }, { default = "none", when = function(c)
+  return c.barrier ~= "syncthreads" and c.producer == "cp_async" and c.producer_warps == 4 and c.tm == 8 and
+      c.tn >= 8 and (c.bm // c.tm) * (c.bn // c.tn) == 256 and (c.min_blocks or 1) == 1 and
+      (c.split or 1) == 1 and (c.scratch_split or 1) == 1
+end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
 local ksplit = function(c) return math.max(c.split or 1, c.scratch_split or 1) end
@@ -164,6 +184,11 @@ derive(function(c, dev)
   local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
   local producer_needs = { regs = 70, cp_async = 80, bulk = 90 }
   c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer], cluster(c) and 90 or 70)
+  if c.regs == "setmaxnreg" then
+    c.producer_regs, c.consumer_regs = 112, 200
+    c.arch_specific = true  -- built for sm_90a (tuner and header)
+    c.min_cc = 90
+  end
 end)
 
 -- One block per tile of C (per slice of K under split-K); what the runner
@@ -209,6 +234,7 @@ constraint("register loading through all warps double-buffers: two stages", func
   return not (c.loaders == "all" and c.producer == "regs") or c.stages == 2
 end)
 constraint("one block per SM leaves registers for the accumulators and fragments (2 tm tn)", function(c, dev)
+  if c.regs == "setmaxnreg" then return c.consumer_regs >= c.tm * c.tn + 64 end
   return dev.regs_per_sm // c.threads >= 2 * c.tm * c.tn
 end)
 constraint("two blocks per SM fit the shared memory and threads", function(c, dev)

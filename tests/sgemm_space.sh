@@ -94,5 +94,23 @@ check "scratch_sum=spread" "$tmp/sum.ptx" 'atom\.global\.add\.u32' 'ld\.acquire\
 # last: the last block's count wraps the counter to zero for the next launch (scratch_zero_kept)
 "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/last.ptx" "$tmp/scratch_sum_last.cu" || { echo "nvcc -ptx: scratch_sum=last"; fail=1; }
 check "scratch_sum=last" "$tmp/last.ptx" 'atom\.global\.inc\.u32' -- 'atom\.global\.add\.u32'
+# regs = setmaxnreg: the producer warpgroup gives registers to the consumers
+# (sm_90a): regs=none renders as before; built for sm_90a the PTX holds both
+# instructions and the 8 x 16 consumers of 128 x 256 tiles do not spill;
+# built for plain sm_90 (a header in a program without the sm_90a flags) it
+# holds neither. bartune compile builds that variant, alone, for sm_90a.
+twin_renders regs none setmaxnreg barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=32 tm=8 tn=8 \
+    warp=tall stages=3 a_layout=k raster=row min_blocks=1
+rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag"
+"$bartune" render gen/sgemm.lua $rich regs=setmaxnreg >"$tmp/rich.cu" || { echo "render $rich regs=setmaxnreg"; fail=1; }
+! "$bartune" render gen/sgemm.lua $rich regs=none >/dev/null 2>&1 || { echo "$rich fits 168 registers without setmaxnreg?"; fail=1; }
+"$nvcc" -ptx -gencode=arch=compute_90a,code=sm_90a -std=c++17 -o "$tmp/rich.ptx" "$tmp/rich.cu" &&
+    "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/rich_plain.ptx" "$tmp/rich.cu" || { echo "nvcc -ptx: $rich"; fail=1; }
+check "regs=setmaxnreg (sm_90a)" "$tmp/rich.ptx" 'setmaxnreg\.dec\.sync\.aligned\.u32 112' 'setmaxnreg\.inc\.sync\.aligned\.u32 200'
+check "regs=setmaxnreg (plain sm_90)" "$tmp/rich_plain.ptx" -- 'setmaxnreg'
+"$bartune" compile gen/sgemm.lua $rich --cache "$tmp/cache" >"$tmp/rich.out" 2>&1 &&
+    grep -q ' spills=0/0 arch=sm_90a .*regs=setmaxnreg' "$tmp/rich.out" &&
+    grep -q '1 variants compiled for sm_90 (1 of them for sm_90a, its own features), 0 failed' "$tmp/rich.out" &&
+    grep -q "for 'sm_90a'" "$tmp"/cache/*.log || { echo "compile $rich:"; cat "$tmp/rich.out"; fail=1; }
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail

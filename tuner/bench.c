@@ -117,7 +117,7 @@ static void rows_compile(gpu *g, compiler *comp, rows *r) {
             free(err);
         }
         jobs[i].source = r->rows[i].src;
-        if (jobs[i].source) compile_key(comp, &jobs[i]);
+        if (jobs[i].source) job_key(g->s, &g->dev, &params, comp, &jobs[i]);
         config_free(&params);
         config_free(&launch);
     }
@@ -390,7 +390,7 @@ int cmd_bench(const options *o) {
         rc = EXIT_INPUT;
     }
     char arch[16];
-    space_compile_arch(s, &g.dev, arch);
+    space_compile_arch(s, &g.dev, NULL, arch);
     compiler comp = {.nvcc = o->nvcc,
                      .cache_dir = o->cache,
                      .arch = arch,

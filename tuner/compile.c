@@ -105,13 +105,18 @@ void compiler_free(compiler *c) {
     c->version = NULL;
 }
 
+static const char *job_arch(const compiler *c, const compile_job *job) {
+    return job->arch[0] ? job->arch : c->arch;
+}
+
 void compile_key(const compiler *c, compile_job *job) {
     XXH3_state_t *st = XXH3_createState();
     XXH3_128bits_reset(st);
     XXH3_128bits_update(st, job->source, strlen(job->source) + 1);
     for (int i = 0; i < N_FLAGS; i++)
         XXH3_128bits_update(st, FLAGS[i], strlen(FLAGS[i]) + 1);
-    XXH3_128bits_update(st, c->arch, strlen(c->arch) + 1);
+    const char *arch = job_arch(c, job);
+    XXH3_128bits_update(st, arch, strlen(arch) + 1);
     XXH3_128bits_update(st, c->version, strlen(c->version) + 1);
     XXH128_hash_t h = XXH3_128bits_digest(st);
     XXH3_freeState(st);
@@ -192,7 +197,7 @@ static bool start_one(const compiler *c, compile_job *job, running *r) {
     r->tmp_log = xasprintf("%s/%s.log.tmp.%ld", c->cache_dir, job->key, (long)getpid());
     int fd = open(r->tmp_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     char arch[64];
-    compile_arch_flag(c->arch, arch, sizeof arch);
+    compile_arch_flag(job_arch(c, job), arch, sizeof arch);
     char *argv[N_FLAGS + 8];
     int a = 0;
     argv[a++] = (char *)c->nvcc;

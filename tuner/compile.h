@@ -15,6 +15,7 @@ typedef struct {
 
 typedef struct {
     const char *source; /* rendered .cu (not owned) */
+    char arch[16];      /* this variant's architecture ("sm_90a"); "": the compiler's */
     char key[33];       /* hex of the 128-bit content hash */
     char *cubin;        /* cache/<key>.cubin once compiled */
     compile_status status;
@@ -35,7 +36,7 @@ typedef struct {
 /* Finds nvcc's version; false with a message if nvcc does not run. */
 bool compiler_init(compiler *c);
 void compiler_free(compiler *c);
-/* Sets job->key from the source, flags and version. */
+/* Sets job->key from the source, flags, architecture and version. */
 void compile_key(const compiler *c, compile_job *job);
 /* nvcc's flag for `arch`: -arch=sm_90, or -gencode=...,code=sm_90a. */
 void compile_arch_flag(const char *arch, char *out, size_t size);

@@ -37,6 +37,7 @@ typedef struct {
     char ns[240];
     char *summary; /* config and launch values */
     json_t *sizes; /* the size tuple it was tuned at (NULL: portable) */
+    bool specific; /* built for the architecture's own features (sm_90a) */
 } emitted;
 
 /* The space's file as a header names it: as given when relative to where
@@ -722,6 +723,23 @@ static bool geometry_ok(json_t *geo, json_t *problem) {
     return ok;
 }
 
+/* Whether a variant's code is its architecture's own (sm_90a): the
+ * problem's arch_specific, or the variant's derive(). */
+static bool variant_specific(space *s, const device_info *d, const config *params) {
+    if (json_is_true(json_object_get(space_problem(s), "arch_specific"))) return true;
+    char arch[16];
+    space_compile_arch(s, d, params, arch);
+    return arch[0] && arch[strlen(arch) - 1] == 'a';
+}
+
+/* Whether the code of compute capability major.minor is built for its own
+ * features: so where any variant tuned on such a device is. */
+static bool cc_specific(const emitted *devs, int n, int major, int minor) {
+    for (int i = 0; i < n; i++)
+        if (devs[i].specific && devs[i].major == major && devs[i].minor == minor) return true;
+    return false;
+}
+
 char *emit_variant(space *s, const device_info *d, const config *params, const config *launch,
                    json_t *measured_at, const char *ns) {
     config extra = {0}, values;
@@ -761,7 +779,7 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
         sb_printf(&b, "%s\nnamespace %s {\n", kernel, ns);
         sb_launcher(&b, space_problem(s), geo,
                     (int)json_integer_value(json_object_get(geo, "min_cc")),
-                    json_is_true(json_object_get(space_problem(s), "arch_specific")));
+                    variant_specific(s, d, params));
         if (*host) {
             sb_printf(&b, "\n%s", host);
         } else {
@@ -933,6 +951,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         e->sms = d.sms;
         e->summary = full;
         e->sizes = json_incref(sizes);
+        e->specific = variant_specific(s, &d, &params);
         char id[160];
         identifier_of(key, id, sizeof id);
         if (same >= 0) {
@@ -1087,7 +1106,6 @@ static void upper_ident(const char *name, char *out, size_t cap) {
 static bool write_compiled_once(space *s, const char *kernels_dir, const emitted *devs, int n,
                                 const char *up, const char *decl) {
     const char *sp = space_name(s);
-    bool specific = json_is_true(json_object_get(space_problem(s), "arch_specific"));
     strbuf h = {0}, cu = {0}, cm = {0};
     sb_printf(&h,
               GENERATED
@@ -1111,9 +1129,10 @@ static bool write_compiled_once(space *s, const char *kernels_dir, const emitted
     strbuf archs = {0};
     for (int i = 0; i < n; i++) {
         char one[16];
-        snprintf(one, sizeof one, "%d%d%s", devs[i].major, devs[i].minor,
-                 specific && devs[i].major >= 9 ? "a" : "");
-        if (!strstr(archs.data ? archs.data : "", one)) sb_printf(&archs, "%s;", one);
+        snprintf(one, sizeof one, "%d%d%s;", devs[i].major, devs[i].minor,
+                 cc_specific(devs, n, devs[i].major, devs[i].minor) && devs[i].major >= 9 ? "a"
+                                                                                      : "");
+        if (!strstr(archs.data ? archs.data : "", one)) sb_printf(&archs, "%s", one);
     }
     sb_printf(&archs, "75-virtual"); /* PTX for the portable variant elsewhere (nvcc 13: 7.5+) */
     sb_printf(
@@ -1163,7 +1182,7 @@ static void build_flags(bool specific, int major, int minor, char out[96]) {
 
 /* The dispatcher's device table: each tuned device once; *of[i] the entry of
  * variant i. */
-static int device_table(strbuf *b, const emitted *devs, int n, bool specific, int *of) {
+static int device_table(strbuf *b, const emitted *devs, int n, int *of) {
     int count = 0;
     sb_printf(b, "// The devices the variants were tuned on: name, compute capability, SMs, and\n"
                  "// the flags that build their code.\n"
@@ -1180,7 +1199,8 @@ static int device_table(strbuf *b, const emitted *devs, int n, bool specific, in
         }
         of[i] = count++;
         char flags[96];
-        build_flags(specific, devs[i].major, devs[i].minor, flags);
+        build_flags(cc_specific(devs, n, devs[i].major, devs[i].minor), devs[i].major,
+                    devs[i].minor, flags);
         sb_printf(b, "    {\"");
         sb_c_string(b, devs[i].key);
         sb_printf(b, "\", \"");
@@ -1253,10 +1273,11 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
                              const emitted *portable) {
     const char *sp = space_name(s);
     json_t *problem = space_problem(s);
-    bool specific = json_is_true(json_object_get(problem, "arch_specific"));
     char *decl = signature(problem, true), *names = signature(problem, false);
     char flags[96] = "-arch=native"; /* the first device's flags, as the comment's example */
-    if (n) build_flags(specific, devs[0].major, devs[0].minor, flags);
+    if (n)
+        build_flags(cc_specific(devs, n, devs[0].major, devs[0].minor), devs[0].major,
+                    devs[0].minor, flags);
     strbuf b = {0};
     sb_printf(
         &b,
@@ -1295,7 +1316,7 @@ static bool write_dispatcher(space *s, const char *kernels_dir, emitted *devs, i
               sp, sp, up, up, up, up);
     sb_printf(&b, "\nnamespace bartune_%s_dispatch {\n", sp);
     int of[MAX_EMITTED];
-    device_table(&b, devs, n, specific, of);
+    device_table(&b, devs, n, of);
     sb_printf(&b, "%s", DISPATCH_COMMON);
     strbuf voids = {0}; /* a call's values that no size distance reads */
     json_t *nm;

@@ -98,7 +98,7 @@ int cmd_compile(const options *o) {
     space *s = open_expanded(o, &d, &vs, &rc);
     if (!s) return rc;
     char arch[16];
-    space_compile_arch(s, &d, arch);
+    space_compile_arch(s, &d, NULL, arch);
     compiler c = {.nvcc = o->nvcc,
                   .cache_dir = o->cache,
                   .arch = arch,
@@ -118,25 +118,32 @@ int cmd_compile(const options *o) {
             break;
         }
         jobs[i].source = sources[i];
-        compile_key(&c, &jobs[i]);
+        job_key(s, &d, &vs.items[i].params, &c, &jobs[i]);
     }
     if (rc == EXIT_OK && !compile_all(&c, jobs, vs.count, compile_tick, NULL))
         rc = EXIT_INTERRUPTED;
     progress_end();
-    int failed = 0;
+    int failed = 0, own = 0;
     for (int i = 0; i < vs.count && rc == EXIT_OK; i++) {
         char *p = config_describe(&vs.items[i].params);
         const resources *r = &jobs[i].res;
-        printf("%-15s %s regs=%d smem=%d stack=%d spills=%d/%d  %s\n",
+        bool mine = strcmp(jobs[i].arch, arch) != 0; /* built for its own architecture */
+        own += mine;
+        printf("%-15s %s regs=%d smem=%d stack=%d spills=%d/%d %s%s %s\n",
                compile_status_name(jobs[i].status), jobs[i].key, r->registers, r->smem_static,
-               r->stack, r->spill_stores, r->spill_loads, p);
+               r->stack, r->spill_stores, r->spill_loads, mine ? "arch=" : "",
+               mine ? jobs[i].arch : "", p);
         if (jobs[i].status != COMPILE_OK) {
             failed++;
             fprintf(stderr, "--- %s (%s)\n%s", p, jobs[i].key, jobs[i].log ? jobs[i].log : "");
         }
         free(p);
     }
-    if (rc == EXIT_OK) printf("%d variants compiled for %s, %d failed\n", vs.count, arch, failed);
+    if (rc == EXIT_OK && own)
+        printf("%d variants compiled for %s (%d of them for %sa, its own features), %d failed\n",
+               vs.count, arch, own, arch, failed);
+    else if (rc == EXIT_OK)
+        printf("%d variants compiled for %s, %d failed\n", vs.count, arch, failed);
     if (rc == EXIT_OK && failed) rc = EXIT_FAILURE_;
     for (int i = 0; i < vs.count; i++) {
         compile_job_free(&jobs[i]);
@@ -174,7 +181,11 @@ static bool check_header(const options *o, space *s, const device_info *d, const
     char *cu = xasprintf("%s/%s.cu", dir, space_name(s)),
          *obj = xasprintf("%s/%s.o", dir, space_name(s));
     bool ok = mkdir_p(dir) && write_file_atomic(cu, b.data, b.len);
-    char flag[64];
+    char flag[64], own[16];  /* a pick built for its architecture's own features: so the unit */
+    for (int k = 0; k < n; k++) {
+        space_compile_arch(s, d, &vs->items[picks[k]].params, own);
+        if (own[strlen(own) - 1] == 'a') arch = own;
+    }
     compile_arch_flag(arch, flag, sizeof flag);
     const char *args[] = {o->nvcc, "-c", "-std=c++17", flag, cu, NULL};
     char *what =
@@ -258,7 +269,7 @@ int cmd_check(const options *o) {
     space *s = open_expanded(o, &d, &vs, &rc);
     if (!s) return rc;
     char arch[16];
-    space_compile_arch(s, &d, arch);
+    space_compile_arch(s, &d, NULL, arch);
     printf("space: %d variants for %s\n", vs.count, d.name);
     bool ok = check_header(o, s, &d, &vs, arch);
     ok = check_reference(o, s, &d) && ok;

@@ -38,7 +38,7 @@ static int run_all(run_ctx *c, json_t *sizes, json_t *instances) {
     const options *o = c->o;
     gpu *g0 = &c->lanes[0]->g;
     char arch[16];
-    space_compile_arch(c->s, &g0->dev, arch);
+    space_compile_arch(c->s, &g0->dev, NULL, arch);
     compiler comp = {.nvcc = o->nvcc,
                      .cache_dir = o->cache,
                      .arch = arch,
@@ -51,7 +51,7 @@ static int run_all(run_ctx *c, json_t *sizes, json_t *instances) {
     c->jobs = calloc((size_t)n, sizeof *c->jobs);
     for (int i = 0; i < n; i++) { /* a strategy's variants are rendered when asked */
         c->jobs[i].source = c->sources[i];
-        if (c->sources[i]) compile_key(&comp, &c->jobs[i]);
+        if (c->sources[i]) job_key(c->s, &g0->dev, &c->vs->items[i].params, &comp, &c->jobs[i]);
     }
     int rc = EXIT_OK;
     /* Compile while measuring: nvcc works through the variants in the

@@ -93,7 +93,7 @@ static bool check_variant(gpu *g, compiler *comp, json_t *records, json_t *rec,
     compile_job job = {.source = src};
     bool go_on = true;
     if (src) {
-        compile_key(comp, &job);
+        job_key(g->s, &g->dev, &params, comp, &job);
         compile_all(comp, &job, 1, NULL, NULL);
     }
     char *unfit = NULL; /* why racecheck's report would mean nothing here */

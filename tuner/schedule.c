@@ -371,7 +371,7 @@ static bool rendered(run_ctx *c, int vi) {
         return false;
     }
     c->jobs[vi].source = c->sources[vi];
-    compile_key(c->comp, &c->jobs[vi]);
+    job_key(c->s, &c->lanes[0]->g.dev, &c->vs->items[vi].params, c->comp, &c->jobs[vi]);
     return true;
 }
 

@@ -289,6 +289,12 @@ char *render_held(space *s, const device_info *d, const config *params, size_t *
     return NULL;
 }
 
+void job_key(space *s, const device_info *d, const config *params, const compiler *comp,
+             compile_job *job) {
+    space_compile_arch(s, d, params, job->arch);
+    compile_key(comp, job);
+}
+
 void text_hash(const char *text, char out[17]) {
     snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(text, strlen(text)));
 }

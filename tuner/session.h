@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "compile.h"
 #include "config.h"
 #include "device.h"
 #include "options.h"
@@ -72,6 +73,10 @@ char *render_for_cubin(space *s, const device_info *d, const config *params, cha
 /* render_for_cubin for a command that keeps its sources: *held counts what
  * it holds; past the limit (2 GiB: twice a script's memory) NULL and *err. */
 char *render_held(space *s, const device_info *d, const config *params, size_t *held, char **err);
+/* Keys `job` (its source set) for the variant `params` on d, with the
+ * variant's own architecture (sm_90a where its derive() says so). */
+void job_key(space *s, const device_info *d, const config *params, const compiler *comp,
+             compile_job *job);
 /* 64-bit hash of a text, as 16 hex digits. */
 void text_hash(const char *text, char out[17]);
 

@@ -29,9 +29,11 @@ const char *space_file(const space *s);
  * scalars [{name, type, value}], buffers [{name, type, role}], args,
  * signature, tune [{size: value}...]. Owned by the space. */
 json_t *space_problem(const space *s);
-/* The nvcc architecture of the space's variants on d: "sm_90", or "sm_90a"
- * for a space{ arch_specific = true } (wgmma, setmaxnreg) on sm_90 and up. */
-void space_compile_arch(const space *s, const device_info *d, char out[16]);
+/* The nvcc architecture of a variant (`values`; NULL: of the space's
+ * variants in general) on d: "sm_90", or "sm_90a" on sm_90 and up for a
+ * problem{ arch_specific = true } (wgmma) or a variant whose derive() sets
+ * arch_specific = true (setmaxnreg in a space of plain variants). */
+void space_compile_arch(space *s, const device_info *d, const config *values, char out[16]);
 /* templates/<problem>/reference.c as found, and the folder holding it. */
 const char *space_reference_source(const space *s);
 const char *space_reference_dir(const space *s);

@@ -643,12 +643,6 @@ const char *space_name(const space *s) {
 const char *space_file(const space *s) {
     return s->file;
 }
-void space_compile_arch(const space *s, const device_info *d, char out[16]) {
-    device_arch(d, out);
-    if (d->cc_major >= 9 && json_is_true(json_object_get(space_problem(s), "arch_specific")))
-        strncat(out, "a", 15 - strlen(out));
-}
-
 json_t *space_problem(const space *s) {
     return s->problem;
 }
@@ -742,6 +736,30 @@ static void push_json(lua_State *L, json_t *j) {
             continue;
         lua_setfield(L, -2, k);
     }
+}
+
+/* derive()'s arch_specific for one variant; false where the config is not
+ * one of the space's (rendering it says why). */
+static bool variant_specific(space *s, const device_info *d, const config *values) {
+    push_method(s, "arch_specific"); /* M fn S */
+    push_config(s->L, values);
+    push_device(s->L, d);
+    char *err = NULL;
+    if (!call(s, 3, 1, &err)) {
+        lua_pop(s->L, 1);
+        free(err);
+        return false;
+    }
+    bool yes = lua_toboolean(s->L, -1);
+    lua_pop(s->L, 2);
+    return yes;
+}
+
+void space_compile_arch(space *s, const device_info *d, const config *values, char out[16]) {
+    device_arch(d, out);
+    if (d->cc_major >= 9 && (json_is_true(json_object_get(space_problem(s), "arch_specific")) ||
+                             (values && variant_specific(s, d, values))))
+        strncat(out, "a", 15 - strlen(out));
 }
 
 /* "k=v" overrides as a table k -> "v". */

@@ -636,6 +636,13 @@ function M.validate(S, values, dev, whole)
   return true
 end
 
+-- Whether a variant is built for its architecture's own features (sm_90a:
+-- setmaxnreg) where the problem's arch_specific does not say so for all:
+-- derive() sets arch_specific = true for it.
+function M.arch_specific(S, values, dev)
+  return config_of(S, values, dev).arch_specific == true
+end
+
 -- Renders one variant. `values` maps every applicable parameter to a string;
 -- `extra` adds bartune's own names (kernel_name, emit...). With host = true,
 -- renders the space's host template instead (emitted headers only).
