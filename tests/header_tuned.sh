@@ -40,8 +40,21 @@ for flags in "-gencode=arch=compute_90a,code=sm_90a" "-arch=sm_90"; do
 done
 tune sgemm --size M=256 --size N=256 --size K=128 barrier=syncthreads loaders=all producer=regs bm=64 bn=64 \
     bk=8 tm=4 tn=4 a_layout=k raster=row min_blocks=1 split=1
-"$nvcc" -arch=sm_90 "${werror[@]}" -I "$tmp/k" -I tests/header tests/header/sgemm_consumer.cu \
-    tests/header/sgemm_other.cu -o "$tmp/s" 2>"$tmp/err" || fail "sgemm: $(head -20 "$tmp/err")"
+# a variant built for sm_90a in a space of plain ones (regs=setmaxnreg): its
+# launcher alone asks for sm_90a code, and the device's flags build it
+tune sgemm --size M=512 --size N=512 --size K=128 barrier=mbarrier producer=cp_async producer_warps=4 bm=128 \
+    bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag regs=setmaxnreg
+h=$tmp/k/fake-gpu-sm90/sgemm.cuh
+[ "$(grep -c 'usable_code((const void \*)bt_kernel, 90, true' "$h")" = 1 ] &&
+    [ "$(grep -c 'usable_code((const void \*)bt_kernel, 70, false' "$h")" = 1 ] ||
+    fail "sgemm: not one launcher asking for sm_90a code and one for plain: $(grep 'usable_code((const' "$h")"
+grep -q '"-gencode=arch=compute_90a,code=sm_90a"}' "$tmp/k/sgemm.cuh" && grep -q '"90a;75-virtual"' "$tmp/k/sgemm.cmake" ||
+    fail "sgemm: the device's flags do not build its sm_90a variant: $(grep -h 'compute_\|ARCHITECTURES' "$tmp"/k/sgemm.cuh "$tmp/k/sgemm.cmake")"
+for flags in "-gencode=arch=compute_90a,code=sm_90a" "-arch=sm_90"; do
+    # shellcheck disable=SC2086 # the flags are words
+    "$nvcc" $flags "${werror[@]}" -I "$tmp/k" -I tests/header tests/header/sgemm_consumer.cu \
+        tests/header/sgemm_other.cu -o "$tmp/s" 2>"$tmp/err" || fail "sgemm ($flags): $(head -20 "$tmp/err")"
+done
 tune pipeline --size n=100000 barrier=none consumer_warps=4 cvec=4 chunk=stride
 "$nvcc" -arch=sm_90 "${werror[@]}" -I "$tmp/k" -I templates tests/header/consumer.cu \
     tests/header/consumer_other.cu templates/pipeline/reference.c -o "$tmp/p" 2>"$tmp/err" ||
