@@ -230,6 +230,9 @@ end)
 constraint("16-wide thread tiles are 8 x 16, their fragments read from a k-major stage", function(c)
   return c.tn < 16 or (c.tm == 8 and c.a_layout == "k")
 end)
+constraint("setmaxnreg: k-tiles of 8 or 16 (the producers' copies of a 32-deep k-tile spill at 112 registers)", function(c)
+  return c.regs ~= "setmaxnreg" or c.bk <= 16
+end)
 constraint("register loading through all warps double-buffers: two stages", function(c)
   return not (c.loaders == "all" and c.producer == "regs") or c.stages == 2
 end)
