@@ -124,12 +124,12 @@ param("scratch_sum", { "last", "spread" }, { default = "last", when = function(c
 end })
 -- Register-rich consumers (sm_90a): the producer warpgroup (four producer
 -- warps) gives registers back with setmaxnreg and the 256 consumer threads
--- take them, 112 x 128 + 200 x 256 = 65536 (one block an SM), where
--- __launch_bounds__ alone leaves all 384 threads 168: too few for 8 x 16
+-- take them, 112 x 128 + 192 x 256 <= 168 x 384 (what the block is launched
+-- with), where __launch_bounds__ alone leaves all 384 threads 168: too few for 8 x 16
 -- consumers in 128 x 256 tiles (128 accumulators and two fragment sets),
 -- and 128 x 128 tiles of 8 x 8 spilled (NOTES.md 2026-12-01). ptxas (nvcc
 -- 13.0), 8 x 16 at 128 x 256 x 16 with cp.async and mbarrier: no spill at
--- 112 / 200 (96 / 208 spilled 12 bytes in the producers), and the
+-- 112 / 192 (104 / 200 spilled 12 bytes in the producers), and the
 -- consumers' k-tile is 2048 FFMA in 2179 instructions (94%; the all-warps
 -- 4096^3 best's 88%, cuBLAS's ~93%). Only with cp.async producers (register
 -- producers hold a stage's values: a pruning choice too, the space's bound
@@ -185,7 +185,10 @@ derive(function(c, dev)
   local producer_needs = { regs = 70, cp_async = 80, bulk = 90 }
   c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer], cluster(c) and 90 or 70)
   if c.regs == "setmaxnreg" then
-    c.producer_regs, c.consumer_regs = 112, 200
+    -- setmaxnreg moves registers within the block's launch allocation (168 a
+    -- thread at 384 threads): 112 x 128 + 192 x 256 <= 168 x 384. At 200 (the
+    -- SM's 65536) every variant hung on the H100: the consumers' inc waited.
+    c.producer_regs, c.consumer_regs = 112, 192
     c.arch_specific = true  -- built for sm_90a (tuner and header)
     c.min_cc = 90
   end

@@ -5,15 +5,16 @@
 // so both sides arrive the same number of times on every barrier.
 //% if regs == "setmaxnreg" then
 // regs = setmaxnreg (sm_90a): the producer warpgroup gives registers back
-// and the consumer warpgroups take them (kProducerRegs x 128 + kConsumerRegs
-// x kConsumerThreads = the SM's 65536), so 8 x 16 consumers hold their 128
-// accumulators and both fragment sets where __launch_bounds__ alone leaves
-// every thread 168. Built for plain sm_90 (a program's build without the
+// and the consumer warpgroups take them, within what the block was launched
+// with (kThreads x the registers __launch_bounds__ leaves a thread: an inc
+// past it waits for ever), so 8 x 16 consumers hold their 128 accumulators
+// and both fragment sets where every thread would have 168. Built for plain sm_90 (a program's build without the
 // sm_90a flags) the instructions are left out: the same code, spilling,
 // which the header's run() takes only from sm_90a code (usable()).
 constexpr int kProducerRegs = $(producer_regs), kConsumerRegs = $(consumer_regs);
-static_assert(kProducerThreads == 128 && kProducerRegs * 128 + kConsumerRegs * kConsumerThreads <= 65536,
-              "one producer warpgroup; the registers of one block an SM");
+static_assert(kProducerThreads == 128 &&
+                  kProducerRegs * 128 + kConsumerRegs * kConsumerThreads <= 65536 / kThreads / 8 * 8 * kThreads,
+              "one producer warpgroup; the registers the block was launched with");
 template <int R>
 __device__ __forceinline__ void regs_give_back() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
