@@ -5,7 +5,7 @@
 # plain nvcc and by a CMake project (a static library and a program). Mode "build" only builds (CI); mode "run" runs each on random
 # shapes and odd leading dimensions (exit 77 without a GPU): the tuned
 # build must pick a tuned variant where the header has one.
-# Usage: gemm_header.sh BARTUNE NVCC ROOT build|run NAME TUNED-FLAGS
+# Usage: gemm_header.sh BARTUNE NVCC ROOT build|run NAME TUNED-FLAGS|header
 set -u
 bartune=$1 nvcc=$2 root=$3 mode=$4 name=$5 tuned_flags=$6
 . "$(dirname "$0")/gpu_skip.sh"
@@ -19,6 +19,12 @@ grep -q 'bt_n_tuned = 0;' "$kernels/$name.cuh" 2>/dev/null && expect=any
 if [ ! -f "$kernels/$name.cuh" ]; then
     "$bartune" emit "$root/gen/$name.lua" --results "$tmp/none" --kernels "$tmp/k" >/dev/null || exit 1
     kernels=$tmp/k expect=any
+fi
+# TUNED-FLAGS "header": the flags the header names for its first tuned device
+# (bt_tuned_on: sm_90a where a variant of it needs its own features)
+if [ "$tuned_flags" = header ]; then
+    tuned_flags=$(grep -m1 -oE '"-(gencode|arch)=[^"]*"' "$kernels/$name.cuh" | tr -d '"')
+    tuned_flags=${tuned_flags:--arch=sm_90}
 fi
 # one translation unit: OBJ from SRC (its output in OBJ.log)
 compile() { # OBJ SRC NVCC-FLAGS...
@@ -44,7 +50,7 @@ cmake_build() {
 }
 # plain sm_90 (for gemm_bf16: the plain path); for sgemm it is the tuned build
 same_sm90=false
-[ "$tuned_flags" = -arch=sm_90 ] && same_sm90=true
+case $tuned_flags in -arch=sm_90 | -gencode=arch=compute_90,code=sm_90) same_sm90=true ;; esac
 # the four builds at once (minutes of nvcc one after another)
 pids=()
 # shellcheck disable=SC2086 # the flags are words

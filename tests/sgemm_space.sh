@@ -99,7 +99,7 @@ check "scratch_sum=last" "$tmp/last.ptx" 'atom\.global\.inc\.u32' -- 'atom\.glob
 # instructions and the 8 x 16 consumers of 128 x 256 tiles do not spill;
 # built for plain sm_90 (a header in a program without the sm_90a flags) it
 # holds neither. bartune compile builds that variant, alone, for sm_90a.
-twin_renders regs none setmaxnreg barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=32 tm=8 tn=8 \
+twin_renders regs none setmaxnreg barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=16 tm=8 tn=8 \
     warp=tall stages=3 a_layout=k raster=row min_blocks=1
 rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag"
 "$bartune" render gen/sgemm.lua $rich regs=setmaxnreg >"$tmp/rich.cu" || { echo "render $rich regs=setmaxnreg"; fail=1; }
