@@ -5,7 +5,7 @@
 if(NOT TARGET bartune_sgemm)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  set(BARTUNE_SGEMM_ARCHITECTURES "90;75-virtual" CACHE STRING "what bartune_sgemm is built for")
+  set(BARTUNE_SGEMM_ARCHITECTURES "90a;75-virtual" CACHE STRING "what bartune_sgemm is built for")
   add_library(bartune_sgemm STATIC "${CMAKE_CURRENT_LIST_DIR}/sgemm.cu")
   target_include_directories(bartune_sgemm PUBLIC "${CMAKE_CURRENT_LIST_DIR}")
   target_link_libraries(bartune_sgemm PUBLIC CUDA::cudart)

@@ -5,7 +5,7 @@
 // |log2(call / tuned)|; sizes of declared values, a layout say, must be
 // equal) plus device distance (0 for the device it was tuned on, else 1 +
 // |log2| of the SM counts' ratio), where the binary holds their code (build with the
-// flags bt_tuned_on names, e.g. -gencode=arch=compute_90,code=sm_90); else a portable variant.
+// flags bt_tuned_on names, e.g. -gencode=arch=compute_90a,code=sm_90a); else a portable variant.
 // bartune_sgemm_path(...) says which variant a call takes and why not the tuned
 // kernel; bartune_sgemm_variant(...) names it. Thread-safe, capture-safe (no
 // synchronous call decides the path), and it leaves an error the caller left
@@ -40,8 +40,8 @@ struct bt_tuned {
     const char *flags;
 };
 static const bt_tuned bt_tuned_on[] = {
-    {"nvidia-h100-80gb-hbm3-sm90", "NVIDIA H100 80GB HBM3", 9, 0, 132, "-gencode=arch=compute_90,code=sm_90"},
-    {"nvidia-h200-sm90", "NVIDIA H200", 9, 0, 132, "-gencode=arch=compute_90,code=sm_90"},
+    {"nvidia-h100-80gb-hbm3-sm90", "NVIDIA H100 80GB HBM3", 9, 0, 132, "-gencode=arch=compute_90a,code=sm_90a"},
+    {"nvidia-h200-sm90", "NVIDIA H200", 9, 0, 132, "-gencode=arch=compute_90a,code=sm_90a"},
 };
 constexpr int bt_n_tuned = 2;
 
@@ -120,7 +120,7 @@ inline bt_path choose(int M, int N, int K, float alpha, const float *A, int lda,
     int bt_pick = -1;
     double bt_best = 1e300, bt_d;
     if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v1::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 0;
-    if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v1::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
+    if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v2::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 1;
     if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v3::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 2;
     if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v4::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 512.0) + bt_dist(M, 512.0) + bt_dist(N, 512.0) + bt_dist(lda, 512.0) + bt_dist(ldb, 512.0) + bt_dist(ldc, 512.0)) < bt_best) bt_best = bt_d, bt_pick = 3;
     if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v5::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 4097.0) + bt_dist(M, 3001.0) + bt_dist(N, 2999.0) + bt_dist(lda, 4097.0) + bt_dist(ldb, 2999.0) + bt_dist(ldc, 2999.0)) < bt_best) bt_best = bt_d, bt_pick = 4;
@@ -138,7 +138,7 @@ inline bt_path choose(int M, int N, int K, float alpha, const float *A, int lda,
     (void)bt_best;
     switch (bt_pick) {
     case 0: return {0, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v1::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 1: return {1, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v1::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 1: return {1, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v2::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 2: return {2, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v3::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 3: return {3, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v4::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 4: return {4, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v5::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
@@ -159,8 +159,8 @@ inline bt_path choose(int M, int N, int K, float alpha, const float *A, int lda,
 
 // The variants' names, as bartune_sgemm_variant gives them.
 static const char *const bt_names[] = {
-    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2 ",
-    "nvidia-h100-80gb-hbm3-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2 ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=4 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg ",
+    "nvidia-h100-80gb-hbm3-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg ",
     "nvidia-h100-80gb-hbm3-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=32 tm=8 tn=4 stages=3 a_layout=m raster=grouped min_blocks=2 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1 ",
@@ -205,7 +205,7 @@ BARTUNE_SGEMM_ENTRY const char *bartune_sgemm_variant(int M, int N, int K, float
 BARTUNE_SGEMM_ENTRY cudaError_t bartune_sgemm(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc, cudaStream_t stream = 0) {
     switch (bartune_sgemm_dispatch::choose(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc).variant) {
     case 0: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v1::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 1: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v1::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 1: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v2::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 2: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v3::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 3: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v4::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 4: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v5::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
