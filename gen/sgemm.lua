@@ -243,8 +243,10 @@ constraint("register loading through all warps double-buffers: two stages", func
   return not (c.loaders == "all" and c.producer == "regs") or c.stages == 2
 end)
 constraint("one block per SM leaves registers for the accumulators and fragments (2 tm tn)", function(c, dev)
-  if c.regs == "setmaxnreg" then return c.consumer_regs >= c.tm * c.tn + 64 end
-  return dev.regs_per_sm // c.threads >= 2 * c.tm * c.tn
+  return c.regs == "setmaxnreg" or dev.regs_per_sm // c.threads >= 2 * c.tm * c.tn
+end)
+constraint("setmaxnreg: the consumers' registers hold the accumulators and fragments (tm tn + 64)", function(c)
+  return c.regs ~= "setmaxnreg" or c.consumer_regs >= c.tm * c.tn + 64
 end)
 constraint("two blocks per SM fit the shared memory and threads", function(c, dev)
   return c.min_blocks == 1 or (2 * c.smem_bytes <= dev.smem_per_sm and 2 * c.threads <= dev.max_threads_per_sm)

@@ -23,9 +23,8 @@ def=TRUST_$(tr a-z A-Z <<<"$name") tuned=-arch=sm_90 specific=false
 # some variants built for sm_90a (sgemm's setmaxnreg): the tuned build takes
 # the flags the header names, and a plain sm_90 build its other tuned variants
 mixed=false
-if ! $specific && grep -q '"-gencode=arch=compute_90a,code=sm_90a"}' "$root/kernels/$name.cuh"; then
-    tuned=-gencode=arch=compute_90a,code=sm_90a mixed=true
-fi
+flags=$(grep -m1 -oE '"-(gencode|arch)=[^"]*"' "$root/kernels/$name.cuh" | tr -d '"') # as gemm_header.sh reads them
+if ! $specific && [[ $flags == *sm_90a ]]; then tuned=$flags mixed=true; fi
 build() { # OUT FLAGS...
     local out=$1; shift
     "$nvcc" "$@" -std=c++17 -O2 -D"$def" -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \

@@ -723,15 +723,6 @@ static bool geometry_ok(json_t *geo, json_t *problem) {
     return ok;
 }
 
-/* Whether a variant's code is its architecture's own (sm_90a): the
- * problem's arch_specific, or the variant's derive(). */
-static bool variant_specific(space *s, const device_info *d, const config *params) {
-    if (json_is_true(json_object_get(space_problem(s), "arch_specific"))) return true;
-    char arch[16];
-    space_compile_arch(s, d, params, arch);
-    return arch[0] && arch[strlen(arch) - 1] == 'a';
-}
-
 /* Whether the code of compute capability major.minor is built for its own
  * features: so where any variant tuned on such a device is. */
 static bool cc_specific(const emitted *devs, int n, int major, int minor) {
@@ -779,7 +770,7 @@ char *emit_variant(space *s, const device_info *d, const config *params, const c
         sb_printf(&b, "%s\nnamespace %s {\n", kernel, ns);
         sb_launcher(&b, space_problem(s), geo,
                     (int)json_integer_value(json_object_get(geo, "min_cc")),
-                    variant_specific(s, d, params));
+                    space_variant_specific(s, d, params));
         if (*host) {
             sb_printf(&b, "\n%s", host);
         } else {
@@ -951,7 +942,7 @@ static bool emit_device(space *s, const char *records_path, const char *want_key
         e->sms = d.sms;
         e->summary = full;
         e->sizes = json_incref(sizes);
-        e->specific = variant_specific(s, &d, &params);
+        e->specific = space_variant_specific(s, &d, &params);
         char id[160];
         identifier_of(key, id, sizeof id);
         if (same >= 0) {

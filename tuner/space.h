@@ -34,6 +34,11 @@ json_t *space_problem(const space *s);
  * problem{ arch_specific = true } (wgmma) or a variant whose derive() sets
  * arch_specific = true (setmaxnreg in a space of plain variants). */
 void space_compile_arch(space *s, const device_info *d, const config *values, char out[16]);
+/* Whether a variant (`values`; NULL: the space's variants in general) is
+ * built for its architecture's own features: the problem's arch_specific
+ * (on any device, as the header's usable() has always read it), or the
+ * variant's derive() on d of sm_90 and up. */
+bool space_variant_specific(space *s, const device_info *d, const config *values);
 /* templates/<problem>/reference.c as found, and the folder holding it. */
 const char *space_reference_source(const space *s);
 const char *space_reference_dir(const space *s);

@@ -738,14 +738,14 @@ static void push_json(lua_State *L, json_t *j) {
     }
 }
 
-/* derive()'s arch_specific for one variant; false where the config is not
- * one of the space's (rendering it says why). */
-static bool variant_specific(space *s, const device_info *d, const config *values) {
+bool space_variant_specific(space *s, const device_info *d, const config *values) {
+    if (json_is_true(json_object_get(space_problem(s), "arch_specific"))) return true;
+    if (!values || d->cc_major < 9) return false;
     push_method(s, "arch_specific"); /* M fn S */
     push_config(s->L, values);
     push_device(s->L, d);
     char *err = NULL;
-    if (!call(s, 3, 1, &err)) {
+    if (!call(s, 3, 1, &err)) { /* not one of the space's variants: rendering it says why */
         lua_pop(s->L, 1);
         free(err);
         return false;
@@ -757,8 +757,7 @@ static bool variant_specific(space *s, const device_info *d, const config *value
 
 void space_compile_arch(space *s, const device_info *d, const config *values, char out[16]) {
     device_arch(d, out);
-    if (d->cc_major >= 9 && (json_is_true(json_object_get(space_problem(s), "arch_specific")) ||
-                             (values && variant_specific(s, d, values))))
+    if (d->cc_major >= 9 && space_variant_specific(s, d, values))
         strncat(out, "a", 15 - strlen(out));
 }
 
