@@ -16,13 +16,22 @@ local split = function(c) return c.loaders == "producers" end
 -- or producer warps beside the consumer warps (warp-specialised).
 param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("loaders", { "all", "producers" }, { when = function(c) return c.barrier == "syncthreads" end })
-param("producer", { "regs", "cp_async", "bulk" })
+-- (bulk: completes on an mbarrier's transaction count, into an m-major A stage)
+param("producer", { "regs", "cp_async", "bulk" }, { allow = function(c, v)
+  return v ~= "bulk" or c.barrier == "mbarrier"
+end })
 -- (Pruned, so the space stays within what bartune expands: one producer
 -- warp and 256-row tiles were never within 14% of a shape's best in the
 -- 3411 records of the H200, NOTES.md 2026-12-02.)
 param("producer_warps", { 2, 4 }, { when = function(c) return c.barrier ~= "syncthreads" or split(c) end })
-param("bm", { 64, 128 })          -- block tile of C: bm x bn
-param("bn", { 64, 128, 256 })
+-- Block tile of C: bm x bn. 96 rows for wave counts: at 3001 x 2999 x 4097
+-- the best's 64 x 128 tiles (two blocks an SM at 112 registers) make 1128
+-- tiles, 4.3 rounds of 264 blocks (the fifth 27% full); 96 x 128 make 768,
+-- 2.9 rounds. Only with cp.async producers and thread tiles 8 rows tall
+-- and 8 or 16 wide, without split-K (the space's bound: what bartune
+-- copies of the variants).
+param("bm", { 64, 96, 128 }, { allow = function(c, v) return v ~= 96 or c.producer == "cp_async" end })
+param("bn", { 64, 128, 256 }, { allow = function(c, v) return v == 128 or c.bm ~= 96 end })
 param("bk", { 8, 16, 32 })        -- k-tile
 -- One consumer thread's tile: tm x tn. 8 x 16 (128 accumulators) is the
 -- register-rich consumer: a 128 x 128 tile in four warps of 64 x 64 (warp
@@ -31,15 +40,20 @@ param("bk", { 8, 16, 32 })        -- k-tile
 -- of its shared-memory reads; fragments one k at a time
 -- (templates/sgemm/compute.cuh). From an m-major A stage (four k of each row
 -- at once, 16-byte cp.async for both operands) it lost: 3.54 ms at 4096^3.
-param("tm", { 4, 8 })
-param("tn", { 4, 8, 16 })
+param("tm", { 4, 8 }, { allow = function(c, v) return v == 8 or c.bm ~= 96 end })
+param("tn", { 4, 8, 16 }, { allow = function(c, v) return (v < 16 or c.tm == 8) and (v >= 8 or c.bm ~= 96) end })
 -- Who shares a tile of C: "block" spreads every consumer thread over the
 -- whole block tile; a warp tile gives each warp its own (lanes 4 x 8:
 -- "wide", 4 tm x 8 tn; 8 x 4: "tall"), so a warp reads a third fewer
 -- distinct words of each stage (templates/sgemm/compute.cuh).
 param("warp", { "block", "wide", "tall" }, { when = function(c) return c.tm == 8 and c.tn >= 8 end })
 param("stages", { 2, 3, 4, 6 })
-param("a_layout", { "k", "m" })   -- A's stage: k-major (transposed) or m-major (as A lies)
+-- A's stage: k-major (transposed) or m-major (as A lies); bulk rows land
+-- m-major, and 8 x 16 consumers read one k at a time from a k-major stage
+param("a_layout", { "k", "m" }, { allow = function(c, v)
+  if v == "k" then return c.producer ~= "bulk" end
+  return c.tn < 16
+end })
 -- An 8 x 8 consumer's fragments from a k-major stage: four k, then their
 -- 256 FMAs ("k4"), or two k at a time with the next two read before these
 -- two's FMAs ("k2"): the same 64 registers of fragments, the loads
@@ -88,7 +102,7 @@ param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,
 -- where tiles are few (the tall-K shapes). Larger tiles run one block per SM.
-local small = function(c) return c.bm * c.bn <= 64 * 128 end
+local small = function(c) return c.bm * c.bn <= 64 * 128 and c.bm ~= 96 end
 param("min_blocks", { 1, 2 }, { when = function(c) return c.bm * c.bn <= 128 * 128 end })
 -- split-K (sm_90): a cluster of `split` blocks shares one tile of C, each
 -- over 1/split of K, their sums added in the first block's shared memory
@@ -233,9 +247,6 @@ end)
 constraint("warp tiles tile the block tile", function(c)
   return c.bm % c.wm == 0 and c.bn % c.wn == 0
 end)
-constraint("16-wide thread tiles are 8 x 16, their fragments read from a k-major stage", function(c)
-  return c.tn < 16 or (c.tm == 8 and c.a_layout == "k")
-end)
 constraint("setmaxnreg: k-tiles of 8 or 16 (the producers' copies of a 32-deep k-tile spill at 112 registers)", function(c)
   return c.regs ~= "setmaxnreg" or c.bk <= 16
 end)
@@ -253,9 +264,6 @@ constraint("two blocks per SM fit the shared memory and threads", function(c, de
 end)
 constraint("two blocks per SM leave registers for the accumulators and fragments (2 tm tn)", function(c, dev)
   return c.min_blocks == 1 or dev.regs_per_sm // (2 * c.threads) >= 2 * c.tm * c.tn
-end)
-constraint("bulk copies complete on an mbarrier transaction count, into an m-major stage", function(c)
-  return c.producer ~= "bulk" or (c.barrier == "mbarrier" and c.a_layout == "m")
 end)
 constraint("named barrier ids 1..15: two per stage", function(c)
   return c.barrier ~= "named" or 2 * c.stages <= 15

@@ -43,7 +43,8 @@ bool session_variants(space *s, const options *o, const device_info *d, variant_
                   "relax a constraint or the k=v values%s",
                   space_file(s), d->name, out->total, out->rejected[0] ? out->rejected : "none",
                   out->total == 0 && o->n_overrides
-                      ? " (does a k=v name a parameter whose `when` excludes those variants?)"
+                      ? " (does a k=v name a parameter whose `when` excludes those variants, "
+                        "or a value its `allow` closes to the others?)"
                       : "");
         variant_set_free(out);
         return false;

@@ -114,8 +114,13 @@ function M.load(text, chunkname, read, read_problem, read_space)
       if type(values) ~= "table" or rawlen(values) == 0 then
         error("parameter '" .. name .. "' has no values (give a list such as {1, 2, 4})", 2)
       end
-      if opts ~= nil and (type(opts) ~= "table" or (opts.when ~= nil and type(opts.when) ~= "function")) then
-        error("parameter '" .. name .. "': the third argument is { when = function(c) ... end, default = value }", 2)
+      if opts ~= nil and (type(opts) ~= "table" or (opts.when ~= nil and type(opts.when) ~= "function") or
+          (opts.allow ~= nil and type(opts.allow) ~= "function")) then
+        error("parameter '" .. name .. "': the third argument is { when = function(c) ... end, " ..
+          "allow = function(c, v) ... end, default = value }", 2)
+      end
+      if opts and opts.allow and launch then
+        error("launch parameter '" .. name .. "' takes no allow (give its variants a constraint instead)", 2)
       end
       local seen, copy = {}, {}
       for i = 1, rawlen(values) do
@@ -136,7 +141,12 @@ function M.load(text, chunkname, read, read_problem, read_space)
         error("parameter '" .. name .. "': its default " .. (shown and tostring(default) .. " " or "") ..
           "is not one of its values", 2)
       end
-      local p = { name = name, values = copy, launch = launch, when = opts and opts.when, default = default }
+      -- allow(c, v): whether value v is open to the earlier parameters'
+      -- values in c. A constraint on this parameter and earlier ones, but
+      -- the expansion never walks the combinations it closes (a space's
+      -- bound is on the combinations walked).
+      local p = { name = name, values = copy, launch = launch, when = opts and opts.when,
+                  allow = opts and opts.allow, default = default }
       list[#list + 1] = p
       S.byname[name] = p
     end
@@ -317,13 +327,22 @@ local function describe(c, S)
   return table.concat(parts, " ")
 end
 
-local function applies(S, p, c)
-  if not p.when then return true end
-  local ok, res = pcall(p.when, c)
+-- A parameter's `when` (c) or `allow` (c, v) asked about c, its error naming both.
+local function ask(S, p, what, fn, c, v)
+  local ok, res = pcall(fn, c, v)
   if not ok then
-    error(tostring(res) .. "\n  (in the when of parameter '" .. p.name .. "' for " .. describe(c, S) .. ")", 0)
+    error(tostring(res) .. "\n  (in the " .. what .. " of parameter '" .. p.name .. "' for " .. describe(c, S) .. ")", 0)
   end
   return res and true or false
+end
+
+local function applies(S, p, c)
+  return not p.when or ask(S, p, "when", p.when, c)
+end
+
+-- Whether value v of parameter p is open to the combination c so far (its allow).
+local function allowed(S, p, c, v)
+  return not p.allow or ask(S, p, "allow", p.allow, c, v)
 end
 
 -- Derived values reach templates, which paste them into kernels: text in
@@ -499,9 +518,11 @@ local function each_combination(S, only, leaf, max_visits)
       return
     end
     for _, val in ipairs(only[p.name] ~= nil and { only[p.name] } or p.values) do
-      c[p.name] = val
-      walk(i + 1)
-      if stop then break end
+      if allowed(S, p, c, val) then
+        c[p.name] = val
+        walk(i + 1)
+        if stop then break end
+      end
     end
     c[p.name] = nil
   end
@@ -601,7 +622,13 @@ local function config_of(S, values, dev, need_launch)
     local s = values[p.name]
     if applies(S, p, c) then
       if s == nil and p.default == nil then error("no value for parameter '" .. p.name .. "' (" .. describe(c, S) .. ")", 0) end
-      if s == nil then c[p.name] = p.default else c[p.name] = declared_value(S, p, s, p.name) end
+      local v = p.default
+      if s ~= nil then v = declared_value(S, p, s, p.name) end
+      if not allowed(S, p, c, v) then
+        error(string.format("%s=%s is not open to %s (the allow of parameter '%s' in %s)", p.name,
+          tostring(v), describe(c, S), p.name, S.file), 0)
+      end
+      c[p.name] = v
     elseif s ~= nil then
       error("parameter '" .. p.name .. "' does not apply to " .. describe(c, S), 0)
     end
