@@ -24,14 +24,16 @@ end })
 -- warp and 256-row tiles were never within 14% of a shape's best in the
 -- 3411 records of the H200, NOTES.md 2026-12-02.)
 param("producer_warps", { 2, 4 }, { when = function(c) return c.barrier ~= "syncthreads" or split(c) end })
--- Block tile of C: bm x bn. 96 rows for wave counts: at 3001 x 2999 x 4097
--- the best's 64 x 128 tiles (two blocks an SM at 112 registers) make 1128
--- tiles, 4.3 rounds of 264 blocks (the fifth 27% full); 96 x 128 make 768,
--- 2.9 rounds. Only with cp.async producers and thread tiles 8 rows tall
--- and 8 or 16 wide, without split-K (the space's bound: what bartune
--- copies of the variants).
-param("bm", { 64, 96, 128 }, { allow = function(c, v) return v ~= 96 or c.producer == "cp_async" end })
-param("bn", { 64, 128, 256 }, { allow = function(c, v) return v == 128 or c.bm ~= 96 end })
+param("bm", { 64, 128 })          -- block tile of C: bm x bn
+-- (Tried and removed: 96-row tiles for wave counts. At 3001 x 2999 x 4097
+-- the best's 64 x 128 tiles make 1128, 4.3 rounds of 264 blocks (two an SM
+-- at 112 registers); 96 x 128 make 768, 2.9 rounds. On the H100, 2,340 of
+-- them (cp.async, 8 x 8 / 8 x 16 threads, bn 128; ils 60 s and twins): the
+-- best 1.9513 ms (two producer warps, two blocks an SM) against 1.7999,
+-- with four producer warps (one block an SM by registers) 2.4514. Blocks
+-- retire one by one, so a last round partly full costs less than its
+-- share; what the tile loses per FMA counts more. NOTES.md 2026-12-06.)
+param("bn", { 64, 128, 256 })
 param("bk", { 8, 16, 32 })        -- k-tile
 -- One consumer thread's tile: tm x tn. 8 x 16 (128 accumulators) is the
 -- register-rich consumer: a 128 x 128 tile in four warps of 64 x 64 (warp
@@ -40,8 +42,8 @@ param("bk", { 8, 16, 32 })        -- k-tile
 -- of its shared-memory reads; fragments one k at a time
 -- (templates/sgemm/compute.cuh). From an m-major A stage (four k of each row
 -- at once, 16-byte cp.async for both operands) it lost: 3.54 ms at 4096^3.
-param("tm", { 4, 8 }, { allow = function(c, v) return v == 8 or c.bm ~= 96 end })
-param("tn", { 4, 8, 16 }, { allow = function(c, v) return (v < 16 or c.tm == 8) and (v >= 8 or c.bm ~= 96) end })
+param("tm", { 4, 8 })
+param("tn", { 4, 8, 16 }, { allow = function(c, v) return v < 16 or c.tm == 8 end })
 -- Who shares a tile of C: "block" spreads every consumer thread over the
 -- whole block tile; a warp tile gives each warp its own (lanes 4 x 8:
 -- "wide", 4 tm x 8 tn; 8 x 4: "tall"), so a warp reads a third fewer
@@ -102,7 +104,7 @@ param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,
 -- where tiles are few (the tall-K shapes). Larger tiles run one block per SM.
-local small = function(c) return c.bm * c.bn <= 64 * 128 and c.bm ~= 96 end
+local small = function(c) return c.bm * c.bn <= 64 * 128 end
 param("min_blocks", { 1, 2 }, { when = function(c) return c.bm * c.bn <= 128 * 128 end })
 -- split-K (sm_90): a cluster of `split` blocks shares one tile of C, each
 -- over 1/split of K, their sums added in the first block's shared memory
