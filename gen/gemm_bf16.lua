@@ -32,7 +32,11 @@ param("producer", { "warp", "warpgroup" }, { when = hopper })
 param("regs", { "none", "setmaxnreg" }, { when = function(c) return two(c) and c.producer == "warpgroup" end })
 param("stages", { 2, 3, 4, 5, 6, 7, 8, 12 }, { when = hopper })
 -- CTAs along M sharing B (multicast): each loads 1 / cluster of B's boxes
-param("cluster", { 1, 2, 4 }, { when = hopper })
+-- (a cluster splits B's 64-column boxes evenly, or each box's rows: the rest
+-- of that rule, with cluster_n, is a constraint below)
+param("cluster", { 1, 2, 4 }, { when = hopper, allow = function(c, v)
+  return (c.bn // 64) % v == 0 or v % (c.bn // 64) == 0
+end })
 param("grid", { "tile", "persistent" }, { when = hopper })  -- persistent: one CTA per SM walks tiles
 param("raster", { "row", "grouped" }, { when = hopper })    -- grouped: 8 rows of tiles at a time (L2)
 -- direct: C from registers; tma: through shared memory and the copy engine
@@ -106,9 +110,14 @@ end })
 -- the copy engine's prefetch of C's boxes): their latency under the wgmmas,
 -- and their memory traffic out of the epilogues that every SM runs at about
 -- the same time
+-- regs: the direct epilogue (tma_store's boxes load C's old values
+-- themselves); late: the tma_store epilogue (its tensor map of C is what
+-- the producer prefetches)
 param("c_early", { "off", "l2", "regs", "late" }, { default = "off", when = function(c)
   return hopper(c) and (c.epilogue == "direct" or c.epilogue == "tma_store") and (c.split or 1) == 1
     and (c.scratch_split or 1) == 1 and (c.split_one or 1) == 1
+end, allow = function(c, v)
+  return (v ~= "regs" or c.epilogue == "direct") and (v ~= "late" or c.epilogue == "tma_store")
 end })
 
 -- c_early = late: how many k-tiles before a tile's last the producer asks
@@ -314,12 +323,6 @@ local function reg_cap(c)
 end
 constraint("c_early = regs: accumulators, C's old values (half as many) and ~24 more fit the registers", function(c)
   return not hopper(c) or c.c_early ~= "regs" or c.acc_regs * 3 // 2 + 24 <= reg_cap(c)
-end)
-constraint("c_early = regs: the direct epilogue (tma_store's boxes load C's old values themselves)", function(c)
-  return not hopper(c) or c.c_early ~= "regs" or c.epilogue == "direct"
-end)
-constraint("c_early = late: the tma_store epilogue (its tensor map of C is what the producer prefetches)", function(c)
-  return not hopper(c) or c.c_early ~= "late" or c.epilogue == "tma_store"
 end)
 -- (Found by a run: at two stages every overlap = two variant hung at 2048^3.)
 constraint("overlap = two holds k-tiles 0 and 1 before it waits for k-tile 2: three stages or more", function(c)
