@@ -32,8 +32,8 @@ param("producer", { "warp", "warpgroup" }, { when = hopper })
 param("regs", { "none", "setmaxnreg" }, { when = function(c) return two(c) and c.producer == "warpgroup" end })
 param("stages", { 2, 3, 4, 5, 6, 7, 8, 12 }, { when = hopper })
 -- CTAs along M sharing B (multicast): each loads 1 / cluster of B's boxes
--- (a cluster splits B's 64-column boxes evenly, or each box's rows: the rest
--- of that rule, with cluster_n, is a constraint below)
+-- (a cluster splits B's 64-column boxes evenly, or each box's rows; the
+-- latter not with cluster_n, a constraint below)
 param("cluster", { 1, 2, 4 }, { when = hopper, allow = function(c, v)
   return (c.bn // 64) % v == 0 or v % (c.bn // 64) == 0
 end })
@@ -303,8 +303,8 @@ end)
 -- CTA reads 192 KB of L2 a 1024^3 tile rather than 256; ncu at 1024^3
 -- counted 1.31 M L2 sectors for our best against cuBLAS's 0.73 M, whose
 -- CTAs share A in pairs. NOTES.md 2026-12-05, not yet measured.)
-constraint("a cluster splits B's 64-column boxes evenly, or each box's rows (not with cluster_n)", function(c)
-  return not hopper(c) or (c.bn // 64) % c.cluster == 0 or (c.cluster % (c.bn // 64) == 0 and c.cluster_n == 1)
+constraint("a cluster that splits each of B's boxes by rows runs without cluster_n", function(c)
+  return not hopper(c) or (c.bn // 64) % c.cluster == 0 or c.cluster_n == 1
 end)
 constraint("stream_k: at most 1024 CTAs, one an SM (templates/gemm_bf16/streamk.cuh's flags)", function(c, dev)
   return (c.stream_k or "off") == "off" or dev.sms <= 1024
