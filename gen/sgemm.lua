@@ -100,6 +100,15 @@ end })
 -- consecutive elements a thread, so a warp's 4-byte copy reads 4-6 sectors
 -- rather than 16. At 3001 x 2999 x 4097 on the H100, as twins of the best:
 -- 2.4455-2.4881 ms against 1.8048-1.8483, all verified. NOTES.md 2026-12-06.)
+-- (Tried and removed: "pack = rows", a kernel of the variant's own
+-- launched just before it (launch().before, runner and header) copying
+-- operands whose rows are not 16-byte aligned into scratch rows of whole
+-- float4s, so that the main loop copies 16 bytes at a time. At 3001 x 2999 x
+-- 4097 on the H100, 1902 records all verified: pack's best 1.8245 ms
+-- against 1.7999, the best's own twin 1.8315 against 1.8014. The copies
+-- cost ~50 us and the main loop gained less: the wave count (1128 tiles,
+-- 4.3 rounds of 264), not 4-byte copies, is what 3001 loses to. Commit
+-- 9403e87, NOTES.md 2026-12-06.)
 param("raster", { "row", "grouped" })
 -- Two blocks per SM (__launch_bounds__: at most 128 registers at 256
 -- threads) for tiles up to 128 x 128; split-K only for tiles up to 64 x 128,
@@ -161,17 +170,6 @@ param("regs", { "none", "setmaxnreg" }, { default = "none", when = function(c)
       c.tn >= 8 and (c.bm // c.tm) * (c.bn // c.tn) == 256 and (c.min_blocks or 1) == 1 and
       (c.split or 1) == 1 and (c.scratch_split or 1) == 1
 end })
--- Unaligned operands copied first (templates/sgemm/pack.cuh): where a
--- leading dimension is not a multiple of 4 (3001 x 2999 x 4097: lda 4097,
--- ldb 2999), no row of it starts 16-byte aligned and every copy into a stage
--- is 4 bytes; "rows" has a kernel of its own (launch().before) copy B (and
--- A where its stage takes float4s) into scratch rows of whole float4s first,
--- ~100 MB of copying at 3001 against the main loop's 16-byte copies. Where
--- the leading dimensions are multiples of 4 it copies nothing (an empty
--- launch). Not with split-K (their scratch and clusters) nor bulk copies.
-param("pack", { "none", "rows" }, { default = "none", when = function(c)
-  return (c.split or 1) == 1 and (c.scratch_split or 1) == 1 and c.producer ~= "bulk"
-end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
 local ksplit = function(c) return math.max(c.split or 1, c.scratch_split or 1) end
@@ -224,20 +222,6 @@ derive(function(c, dev)
   end
 end)
 
--- pack = rows: the before kernel (a float4 a thread, striding) and the
--- scratch it copies into, pack.cuh's layout: A's rows where its leading
--- dimension is not a multiple of 4 and its stage takes float4s, then from
--- the next 256-byte line B's where ldb is not (min(x % 4, 1): 1 where it is
--- not, in arithmetic the header repeats). Nothing in it need be zero.
-local function packed_launch(c, s, dev, grid, smem)
-  local pack_a = (c.a_layout == "m" or c.producer == "regs") and min(s.lda % 4, 1) or 0
-  local a_bytes = pack_a * s.M * (ceil_div(s.K, 4) * 4) * 4
-  local b_bytes = min(s.ldb % 4, 1) * s.K * (ceil_div(s.N, 4) * 4) * 4
-  return { grid = grid, block = { c.threads }, smem = smem, min_cc = c.min_cc,
-           scratch = ceil_div(a_bytes, 256) * 256 + b_bytes, scratch_zero = 0, scratch_zero_kept = true,
-           before = { grid = { dev.sms * 4 }, block = { 256 } } }
-end
-
 -- One block per tile of C (per slice of K under split-K); what the runner
 -- launches is what the header does. Split-K through scratch: a counter per
 -- tile (whole 256-byte lines: the zero prefix, which the kernel leaves zero
@@ -249,7 +233,6 @@ launch(function(c, s, dev)
   local counters = ceil_div(tiles, 64) * 64 * 4
   local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }
   if c.scratch_sum == "spread" then grid = { ceil_div(s.N, c.bn) * ksplit(c), ceil_div(s.M, c.bm), 1 } end
-  if c.pack == "rows" then return packed_launch(c, s, dev, grid, smem) end
   return { grid = grid, block = { c.threads },
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,

@@ -553,10 +553,6 @@ typedef struct {
     CUfunction fn;
     host_fn host; /* instead of fn: library code on the same arguments */
     unsigned grid[3], block[3], smem;
-    /* launch().before: the variant's <kernel>_before, launched just before
-     * fn in the same stream on the same arguments (no shared memory) */
-    CUfunction before;
-    unsigned before_grid[3], before_block[3];
     /* With tensor maps, per input set: the problem's arguments, then the
      * maps launch() asked for; NULL: the problem's alone. */
     void **args[SETS];
@@ -581,16 +577,13 @@ static CUresult launch(const launch_cfg *l, int set) {
         fprintf(stderr, "bartune-runner: host baseline: %s\n", why); /* the runner log */
         return CUDA_ERROR_LAUNCH_FAILED;
     }
-    void **args = l->args[set] ? l->args[set] : P->arg_ptrs[set];
-    CUresult r = CUDA_SUCCESS;
-    if (l->ws_zero) r = drv.cuMemsetD8Async(l->ws, 0, l->ws_zero, NULL);
-    if (r == CUDA_SUCCESS && l->before)
-        r = drv.cuLaunchKernel(l->before, l->before_grid[0], l->before_grid[1], l->before_grid[2],
-                               l->before_block[0], l->before_block[1], l->before_block[2], 0, NULL,
-                               args, NULL);
-    if (r != CUDA_SUCCESS) return r;
+    if (l->ws_zero) {
+        CUresult r = drv.cuMemsetD8Async(l->ws, 0, l->ws_zero, NULL);
+        if (r != CUDA_SUCCESS) return r;
+    }
     return drv.cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-                              l->block[2], l->smem, NULL, args, NULL);
+                              l->block[2], l->smem, NULL,
+                              l->args[set] ? l->args[set] : P->arg_ptrs[set], NULL);
 }
 
 static void free_cfg(launch_cfg *l) {
@@ -854,19 +847,19 @@ static bool read_dims(json_t *req, const char *key, unsigned out[3]) {
 }
 
 /* Within the device's grid and block limits? Else answers launch_refused. */
-static bool dims_fit(const unsigned g[3], const unsigned b[3]) {
+static bool dims_fit(const launch_cfg *l) {
     static const CUdevice_attribute grid[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
                                                CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
                                                CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
     static const CUdevice_attribute block[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
                                                 CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
                                                 CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
-    unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
+    unsigned long long threads = (unsigned long long)l->block[0] * l->block[1] * l->block[2];
     for (int i = 0; i < 3; i++) {
-        if (g[i] > (unsigned)attr(grid[i]) || b[i] > (unsigned)attr(block[i])) {
+        if (l->grid[i] > (unsigned)attr(grid[i]) || l->block[i] > (unsigned)attr(block[i])) {
             fail("launch_refused",
-                 "grid (%u, %u, %u) x block (%u, %u, %u) exceeds this device's limits", g[0],
-                 g[1], g[2], b[0], b[1], b[2]);
+                 "grid (%u, %u, %u) x block (%u, %u, %u) exceeds this device's limits", l->grid[0],
+                 l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
             return false;
         }
     }
@@ -1203,26 +1196,7 @@ static bool cap_persistent(json_t *req, launch_cfg *l, int occ) {
 /* A launch of fn by `req` (grid, block, smem, resident, tensor_maps, scratch,
  * cluster, persistent) on the current problem: its configuration in *l and its occupancy,
  * or -1 after answering why it cannot run. */
-/* launch().before's kernel (before_fn: NULL where the cubin has none) and
- * dims into l. False when a failure was answered. */
-static bool configure_before(json_t *req, CUfunction before_fn, launch_cfg *l) {
-    json_t *before = json_object_get(req, "before");
-    if (!before) return true;
-    if (!read_dims(before, "grid", l->before_grid) || !read_dims(before, "block", l->before_block)) {
-        fail("bad_request", "before needs grid[3] and block[3] in range");
-        return false;
-    }
-    if (!before_fn) {
-        fail("load_error", "launch().before asks for the kernel's <kernel_name>_before, which the "
-                           "variant's code does not define (define it beside the kernel, "
-                           "with the same parameters)");
-        return false;
-    }
-    l->before = before_fn;
-    return dims_fit(l->before_grid, l->before_block);
-}
-
-static int configure(json_t *req, CUfunction fn, CUfunction before_fn, launch_cfg *l) {
+static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     json_int_t smem = json_integer_value(json_object_get(req, "smem"));
     json_int_t resident = json_integer_value(json_object_get(req, "resident"));
     l->fn = fn;
@@ -1232,9 +1206,7 @@ static int configure(json_t *req, CUfunction fn, CUfunction before_fn, launch_cf
         fail("bad_request", "measure needs grid[3], block[3] and smem in range");
         return -1;
     }
-    if (!dims_fit(l->grid, l->block) || !configure_before(req, before_fn, l) ||
-        !read_extras(req, l) || !allow_cluster(req, fn))
-        return -1;
+    if (!dims_fit(l) || !read_extras(req, l) || !allow_cluster(req, fn)) return -1;
     unsigned threads = l->block[0] * l->block[1] * l->block[2];
     int max_threads = 0, occ = 0;
     CUresult r;
@@ -1272,7 +1244,7 @@ static double wall_ms(void) {
 /* The check sizes of a measure (after the tuned sizes verified and were
  * timed): each {"slot": K, grid, block, smem, resident, tensor_maps} on
  * problem slot K, verified untimed. False when a failure was answered. */
-static bool run_checks(json_t *checks, CUfunction fn, CUfunction before_fn) {
+static bool run_checks(json_t *checks, CUfunction fn) {
     static launch_cfg l; /* 64-byte aligned maps */
     bool ok = true;
     for (size_t i = 0; ok && i < json_array_size(checks); i++) {
@@ -1285,7 +1257,7 @@ static bool run_checks(json_t *checks, CUfunction fn, CUfunction before_fn) {
         }
         P = &R.probs[slot];
         memset(&l, 0, sizeof l);
-        ok = configure(c, fn, before_fn, &l) >= 0 && check_measurement(&l);
+        ok = configure(c, fn, &l) >= 0 && check_measurement(&l);
         free_cfg(&l);
     }
     P = &R.probs[0];
@@ -1324,22 +1296,17 @@ static void cmd_measure(json_t *req) {
     static launch_cfg l; /* 64-byte aligned maps; one measure at a time */
     memset(&l, 0, sizeof l);
     CUmodule mod;
-    CUfunction fn, before_fn = NULL;
+    CUfunction fn;
     CUresult r = drv.cuModuleLoad(&mod, cubin);
     if (r != CUDA_SUCCESS) {
         fail_cuda("load_error", "loading the cubin", r);
         return;
     }
-    if (json_object_get(req, "before")) { /* absent: configure_before says so */
-        char name[256];
-        snprintf(name, sizeof name, "%s_before", kernel);
-        if (drv.cuModuleGetFunction(&before_fn, mod, name) != CUDA_SUCCESS) before_fn = NULL;
-    }
     if ((r = drv.cuModuleGetFunction(&fn, mod, kernel)) != CUDA_SUCCESS) {
         fail_cuda("load_error", "finding the kernel", r);
     } else {
         const double t0 = wall_ms();
-        int occ = configure(req, fn, before_fn, &l);
+        int occ = configure(req, fn, &l);
         l.gate = gate;
         bool once = json_is_true(json_object_get(req, "sanitize"));
         int extra = (int)json_array_size(checks) * (CHECK_VERIFY + SETS - 1);
@@ -1356,7 +1323,7 @@ static void cmd_measure(json_t *req) {
             check = false;
         }
         const double t1 = wall_ms();
-        if (check && !run_checks(checks, fn, before_fn)) {
+        if (check && !run_checks(checks, fn)) {
             json_decref(ans);
             ans = NULL;
         }

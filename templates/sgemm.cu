@@ -19,9 +19,6 @@
 namespace $(ns) {
 
 //% include("sgemm/common.cuh")
-//% if pack == "rows" then
-//%   include("sgemm/pack.cuh")
-//% end
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
 
@@ -50,16 +47,13 @@ namespace $(ns) {
 //% end
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks)) BARTUNE_CLUSTER
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$(((scratch_split or 1) > 1 or pack == "rows") and ",\n               float* scratch" or "")) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$((scratch_split or 1) > 1 and ",\n               float* scratch" or "")) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
     extern __shared__ __align__(128) unsigned char smem[];
 //% if (scratch_split or 1) > 1 then
     Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
 //% else
-//%   if pack == "rows" then
-    use_packed(M, N, K, A, lda, B, ldb, scratch);  // written by the before kernel
-//%   end
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 //% end
     run_schedule(g, smem);
@@ -68,17 +62,5 @@ $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, in
 #endif
 }
 #undef BARTUNE_CLUSTER  // the next variant of a header defines its own
-//% if pack == "rows" then
-
-// launch().before: the unaligned operands' rows copied into scratch (pack.cuh)
-$(kernel_linkage) __global__ void __launch_bounds__(256)
-$(kernel_name)_before(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-                      const float* __restrict__ B, int ldb, float beta, float* __restrict__ C,
-                      int ldc, float* scratch) {
-    (void)alpha, (void)beta, (void)C, (void)ldc;
-    if (packs_a(lda)) pack_rows(scratch, A, M, K, lda);
-    if (packs_b(ldb)) pack_rows(packed_b_base(scratch, M, K, lda), B, K, N, ldb);
-}
-//% end
 
 }  // namespace $(ns)

@@ -101,7 +101,7 @@ check "scratch_sum=last" "$tmp/last.ptx" 'atom\.global\.inc\.u32' -- 'atom\.glob
 # holds neither. bartune compile builds that variant, alone, for sm_90a.
 twin_renders regs none setmaxnreg barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=16 tm=8 tn=8 \
     warp=tall stages=3 a_layout=k raster=row min_blocks=1
-rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag pack=none"
+rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag"
 "$bartune" render gen/sgemm.lua $rich regs=setmaxnreg >"$tmp/rich.cu" || { echo "render $rich regs=setmaxnreg"; fail=1; }
 ! "$bartune" render gen/sgemm.lua $rich regs=none >/dev/null 2>&1 || { echo "$rich fits 168 registers without setmaxnreg?"; fail=1; }
 "$nvcc" -ptx -gencode=arch=compute_90a,code=sm_90a -std=c++17 -o "$tmp/rich.ptx" "$tmp/rich.cu" &&
@@ -112,11 +112,5 @@ check "regs=setmaxnreg (plain sm_90)" "$tmp/rich_plain.ptx" -- 'setmaxnreg'
     grep -q ' spills=0/0 arch=sm_90a .*regs=setmaxnreg' "$tmp/rich.out" &&
     grep -q '1 variants compiled for sm_90 (1 of them for sm_90a, its own features), 0 failed' "$tmp/rich.out" &&
     grep -q "for 'sm_90a'" "$tmp"/cache/*.log || { echo "compile $rich:"; cat "$tmp/rich.out"; fail=1; }
-# pack = rows: pack=none renders as before; the kernel takes scratch memory
-# and its before kernel (launch().before) copies the unaligned operands
-twin_renders pack none rows barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 \
-    warp=block stages=4 a_layout=k raster=grouped min_blocks=1 fma_order=zigzag
-"$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/pack.ptx" "$tmp/pack_rows.cu" || { echo "nvcc -ptx: pack=rows"; fail=1; }
-check "pack=rows" "$tmp/pack.ptx" '\.entry bartune_kernel_before' '\.entry bartune_kernel\('
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail

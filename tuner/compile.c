@@ -125,18 +125,14 @@ void compile_key(const compiler *c, compile_job *job) {
 }
 
 static int field_before(const char *log, const char *label) {
-    /* "... 40 registers" -> 40: the number just before `label`, the largest
-     * of the log's kernels (a variant's launch().before kernel beside it) */
-    int most = 0;
-    for (const char *at = strstr(log, label); at; at = strstr(at + 1, label)) {
-        const char *p = at;
-        while (p > log && p[-1] == ' ')
-            p--;
-        while (p > log && p[-1] >= '0' && p[-1] <= '9')
-            p--;
-        if (atoi(p) > most) most = atoi(p);
-    }
-    return most;
+    /* "... 40 registers" -> 40: the number just before `label`. */
+    const char *p = strstr(log, label);
+    if (!p) return 0;
+    while (p > log && p[-1] == ' ')
+        p--;
+    while (p > log && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    return atoi(p);
 }
 
 void parse_ptxas(const char *log, resources *r) {

@@ -537,17 +537,6 @@ static void sb_cap_persistent(strbuf *b) {
         "    const long long bt_run_x = bt_grid_x < bt_most ? bt_grid_x : bt_most;\n");
 }
 
-/* bt_<prefix>grid_x ... bt_<prefix>block_z from geo's grid and block. */
-static void sb_dims(strbuf *b, const char *prefix, json_t *geo) {
-    const char *dims[] = {"grid", "block"};
-    for (int d = 0; d < 2; d++)
-        for (size_t k = 0; k < 3; k++) {
-            sb_printf(b, "    const long long bt_%s%s_%c = ", prefix, dims[d], "xyz"[k]);
-            sb_expr(b, json_array_get(json_object_get(geo, dims[d]), k));
-            sb_printf(b, ";\n");
-        }
-}
-
 /* The launcher generated from the space's launch() run over symbols: the
  * same geometry the runner launched, computed from the call's sizes. */
 static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, bool arch_specific) {
@@ -575,9 +564,13 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
                  "    if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, "
                  "cudaDevAttrMultiProcessorCount, bt_dev);\n"
                  "    if (bt_e != cudaSuccess) return bt_e;\n");
-    json_t *before = json_object_get(geo, "before");
-    sb_dims(b, "", geo);
-    if (before) sb_dims(b, "before_", before);
+    const char *dims[] = {"grid", "block"};
+    for (int d = 0; d < 2; d++)
+        for (size_t k = 0; k < 3; k++) {
+            sb_printf(b, "    const long long bt_%s_%c = ", dims[d], "xyz"[k]);
+            sb_expr(b, json_array_get(json_object_get(geo, dims[d]), k));
+            sb_printf(b, ";\n");
+        }
     sb_printf(b, "    const long long bt_smem = ");
     sb_expr(b, json_object_get(geo, "smem"));
     sb_printf(b,
@@ -652,17 +645,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
     for (size_t m = 0; m < json_array_size(maps); m++)
         sb_printf(b, ", (void *)&bt_map%zu", m);
     if (scratch) sb_printf(b, ", (void *)&bt_ws");
-    sb_printf(b, "};\n");
-    if (before) /* launch().before: its kernel first, in the same stream */
-        sb_printf(b,
-                  "%sconst cudaError_t bt_eb = cudaLaunchKernel((const void *)bt_kernel_before,\n"
-                  "%s    dim3((unsigned)bt_before_grid_x, (unsigned)bt_before_grid_y, "
-                  "(unsigned)bt_before_grid_z),\n"
-                  "%s    dim3((unsigned)bt_before_block_x, (unsigned)bt_before_block_y, "
-                  "(unsigned)bt_before_block_z), bt_args, 0, stream);\n"
-                  "%sif (bt_eb != cudaSuccess) return bt_eb;\n",
-                  in, in, in, in);
     sb_printf(b,
+              "};\n"
               "%sreturn cudaLaunchKernel((const void *)bt_kernel,\n"
               "%s    dim3((unsigned)%s, (unsigned)bt_grid_y, (unsigned)bt_grid_z),\n"
               "%s    dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), "
@@ -728,11 +712,8 @@ static bool geometry_ok(json_t *geo, json_t *problem) {
     json_t *m, *smem = json_object_get(geo, "smem"), *scratch = json_object_get(geo, "scratch");
     json_t *zero = json_object_get(geo, "scratch_zero");
     size_t i;
-    json_t *before = json_object_get(geo, "before");
     bool ok = list_ok(json_object_get(geo, "grid"), problem) &&
               list_ok(json_object_get(geo, "block"), problem) &&
-              list_ok(json_object_get(before, "grid"), problem) &&
-              list_ok(json_object_get(before, "block"), problem) &&
               (!json_is_string(smem) || code_ok(json_string_value(smem), problem)) &&
               (!json_is_string(scratch) || code_ok(json_string_value(scratch), problem)) &&
               (!json_is_string(zero) || code_ok(json_string_value(zero), problem));

@@ -327,30 +327,18 @@ static void add_extras(json_t *req, json_t *geo) {
     if (cluster) json_object_set(req, "cluster", cluster);
     json_t *persistent = json_object_get(geo, "persistent");
     if (json_is_true(persistent)) json_object_set(req, "persistent", persistent);
-    json_t *before = json_object_get(geo, "before");
-    if (before) json_object_set(req, "before", before);
 }
 
-/* The grid and block of `geo` (launch()'s, or its `before` kernel's: `what`)
- * in range, or why not. */
-static char *check_dims(json_t *geo, const char *what) {
+static char *check_geometry(json_t *geo, json_t *instance) {
     const char *dims[] = {"grid", "block"};
     for (int d = 0; d < 2; d++)
         for (size_t i = 0; i < 3; i++) {
             json_t *v = json_array_get(json_object_get(geo, dims[d]), i);
             long long x = json_integer_value(v);
             if (!json_is_integer(v) || x < 1 || x > 0x7fffffff)
-                return xasprintf("launch() gave %s%s[%zu] = %lld, outside 1..2^31-1", what,
-                                 dims[d], i + 1, x);
+                return xasprintf("launch() gave %s[%zu] = %lld, outside 1..2^31-1", dims[d], i + 1,
+                                 x);
         }
-    return NULL;
-}
-
-static char *check_geometry(json_t *geo, json_t *instance) {
-    char *bad = check_dims(geo, "");
-    json_t *before = json_object_get(geo, "before");
-    if (!bad && before) bad = check_dims(before, "before.");
-    if (bad) return bad;
     long long smem = json_integer_value(json_object_get(geo, "smem"));
     if (smem < 0 || smem > 0x7fffffff) return xasprintf("launch() gave smem = %lld", smem);
     json_t *scratch = json_object_get(geo, "scratch");

@@ -727,43 +727,26 @@ function M.symbolic(P, dev, at)
 end
 
 -- Runs the space's launch function; checks the shape of what it returns.
--- A launch's grid or block (`what`): 1 to 3 integers or symbols, the rest 1;
--- as launched (C++ text for symbols) and as values.
-local function dims3(t, what, where)
-  if type(t) ~= "table" or rawlen(t) < 1 or rawlen(t) > 3 then
-    error(where .. ": " .. what .. " must be a list of 1 to 3 integers", 0)
-  end
-  local out, values = {}, {}
-  for i = 1, 3 do
-    local v = rawget(t, i)
-    if v == nil then v = 1 end
-    if not is_sym(v) and math.type(v) ~= "integer" then
-      error(where .. ": " .. what .. "[" .. i .. "] is " .. tostring(v) .. ", not an integer", 0)
-    end
-    out[i] = is_sym(v) and code(v) or v
-    values[i] = value(v)
-  end
-  return out, values
-end
-
 -- Values are integers (numbers) or C++ text (symbols).
 function M.geometry(fn, c, s, dev, where)
   local g = fn(c, s, dev)
   if type(g) ~= "table" then error(where .. ": launch() must return { grid = {...}, block = {...}, smem = ... }", 0) end
-  local out, values = {}, {}
-  out.grid, values.grid = dims3(rawget(g, "grid"), "launch().grid", where)
-  out.block, values.block = dims3(rawget(g, "block"), "launch().block", where)
-  -- before: a second kernel of the variant (the template's <kernel_name>_before,
-  -- taking the same arguments, no dynamic shared memory) launched just before
-  -- it in the same stream, in every timed launch and every header call: work
-  -- the whole grid needs done first (operands copied into scratch memory as
-  -- the kernel reads them best, say). { grid = {...}, block = {...} }.
-  local before = rawget(g, "before")
-  if before ~= nil then
-    if type(before) ~= "table" then error(where .. ": launch().before must be { grid = {...}, block = {...} }", 0) end
-    out.before, values.before = {}, {}
-    out.before.grid, values.before.grid = dims3(rawget(before, "grid"), "launch().before.grid", where)
-    out.before.block, values.before.block = dims3(rawget(before, "block"), "launch().before.block", where)
+  local out, values = {}, { grid = {}, block = {} }
+  for _, k in ipairs({ "grid", "block" }) do
+    local t = rawget(g, k)
+    if type(t) ~= "table" or rawlen(t) < 1 or rawlen(t) > 3 then
+      error(where .. ": launch()." .. k .. " must be a list of 1 to 3 integers", 0)
+    end
+    out[k] = {}
+    for i = 1, 3 do
+      local v = rawget(t, i)
+      if v == nil then v = 1 end
+      if not is_sym(v) and math.type(v) ~= "integer" then
+        error(where .. ": launch()." .. k .. "[" .. i .. "] is " .. tostring(v) .. ", not an integer", 0)
+      end
+      out[k][i] = is_sym(v) and code(v) or v
+      values[k][i] = value(v)
+    end
   end
   local smem = rawget(g, "smem") or 0
   if not is_sym(smem) and math.type(smem) ~= "integer" then

@@ -767,13 +767,6 @@ function M.same_geometry(S, values, dev, at, gv, desc)
       if n[k][i] ~= gv[k][i] then differ(k .. "[" .. i .. "]", n[k][i], gv[k][i]) end
     end
   end
-  local nb, gb = n.before or {}, gv.before or {}
-  if (n.before == nil) ~= (gv.before == nil) then differ("before", n.before and "a kernel", gv.before and "a kernel") end
-  for _, k in ipairs(n.before and { "grid", "block" } or {}) do
-    for i = 1, 3 do
-      if nb[k][i] ~= gb[k][i] then differ("before." .. k .. "[" .. i .. "]", nb[k][i], gb[k][i]) end
-    end
-  end
   if n.smem ~= gv.smem then differ("smem", n.smem, gv.smem) end
   if n.scratch ~= gv.scratch then differ("scratch", n.scratch, gv.scratch) end
   if n.scratch_zero ~= gv.scratch_zero then differ("scratch_zero", n.scratch_zero, gv.scratch_zero) end
