@@ -170,6 +170,19 @@ param("regs", { "none", "setmaxnreg" }, { default = "none", when = function(c)
       c.tn >= 8 and (c.bm // c.tm) * (c.bn // c.tn) == 256 and (c.min_blocks or 1) == 1 and
       (c.split or 1) == 1 and (c.scratch_split or 1) == 1
 end })
+-- The last round's tiles split along K (templates/sgemm/tail.cuh): T tiles
+-- on S = SMs x min_blocks slots run T / S whole rounds and a last one of T %
+-- S tiles, the rest of the SMs idle. At 3001 x 2999 x 4097 the best's 1128
+-- tiles of 64 x 128 are 4 rounds of 264 and 72 tiles; the same variant runs
+-- 9% slower there than its 4096^3 rate (the H100: 1.8473 ms against 3.1549
+-- x the flops' 0.5365, the tile edges 2.7% of it), while 16-byte copies of
+-- the unaligned operands bought nothing (pack, below). tail = s splits each
+-- of those T % S tiles into s slices of K, summed through scratch memory by
+-- the last slice to finish. Declared with 1 as the default (records stay
+-- current), where no other split is.
+param("tail", { 1, 3, 4 }, { default = 1, when = function(c)
+  return (c.split or 1) == 1 and (c.scratch_split or 1) == 1 and c.bm * c.bn >= 64 * 128 and c.producer == "cp_async"
+end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
 local ksplit = function(c) return math.max(c.split or 1, c.scratch_split or 1) end
@@ -222,6 +235,18 @@ derive(function(c, dev)
   end
 end)
 
+-- tail = s: one dimension of blocks, the T - r whole tiles and then r tiles
+-- of s slices each, r = T % (SMs x min_blocks); the kernel reads r back
+-- from gridDim.x. Scratch: a counter per split tile (whole 256-byte lines,
+-- kept zero by the kernel), then their s partial tiles each.
+local function tail_launch(c, s, dev, smem)
+  local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
+  local r = tiles % (dev.sms * c.min_blocks)
+  local counters = ceil_div(r, 64) * 64 * 4
+  return { grid = { tiles + r * (c.tail - 1) }, block = { c.threads }, smem = smem, min_cc = c.min_cc,
+           scratch = counters + r * c.tail * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+end
+
 -- One block per tile of C (per slice of K under split-K); what the runner
 -- launches is what the header does. Split-K through scratch: a counter per
 -- tile (whole 256-byte lines: the zero prefix, which the kernel leaves zero
@@ -233,6 +258,7 @@ launch(function(c, s, dev)
   local counters = ceil_div(tiles, 64) * 64 * 4
   local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }
   if c.scratch_sum == "spread" then grid = { ceil_div(s.N, c.bn) * ksplit(c), ceil_div(s.M, c.bm), 1 } end
+  if (c.tail or 1) > 1 then return tail_launch(c, s, dev, smem) end
   return { grid = grid, block = { c.threads },
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,

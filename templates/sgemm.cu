@@ -31,6 +31,9 @@ namespace $(ns) {
 //%   include("sgemm/load_" .. producer .. ".cuh")
 //%   include(barrier == "syncthreads" and "sgemm/schedule_lockstep.cuh" or "sgemm/schedule_split.cuh")
 //% end
+//% if (tail or 1) > 1 then
+//%   include("sgemm/tail_run.cuh")
+//% end
 
 #endif  // arch guard
 
@@ -47,16 +50,20 @@ namespace $(ns) {
 //% end
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks)) BARTUNE_CLUSTER
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$((scratch_split or 1) > 1 and ",\n               float* scratch" or "")) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$(((scratch_split or 1) > 1 or (tail or 1) > 1) and ",\n               float* scratch" or "")) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
     extern __shared__ __align__(128) unsigned char smem[];
 //% if (scratch_split or 1) > 1 then
     Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
+//% elseif (tail or 1) > 1 then
+    run_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, smem);
 //% else
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 //% end
+//% if (tail or 1) == 1 then
     run_schedule(g, smem);
+//% end
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
 #endif

@@ -112,5 +112,11 @@ check "regs=setmaxnreg (plain sm_90)" "$tmp/rich_plain.ptx" -- 'setmaxnreg'
     grep -q ' spills=0/0 arch=sm_90a .*regs=setmaxnreg' "$tmp/rich.out" &&
     grep -q '1 variants compiled for sm_90 (1 of them for sm_90a, its own features), 0 failed' "$tmp/rich.out" &&
     grep -q "for 'sm_90a'" "$tmp"/cache/*.log || { echo "compile $rich:"; cat "$tmp/rich.out"; fail=1; }
+# tail: tail=1 renders as before; a tail variant runs whole tiles and slices
+# on paths of their own and syncs its consumers on named barrier 15
+twin_renders tail 1 3 barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 \
+    warp=block stages=4 a_layout=k raster=grouped min_blocks=2 fma_order=zigzag
+"$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/tail.ptx" "$tmp/tail_3.cu" || { echo "nvcc -ptx: tail=3"; fail=1; }
+check "tail=3" "$tmp/tail.ptx" 'bar\.sync\s+15, 128' 'atom(\.global)?\.inc\.u32' 'mov\.u32\s+%r[0-9]+, %nctaid\.x'
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail

@@ -168,6 +168,9 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
     }
 }
 
+//% if (tail or 1) > 1 then
+//%   include("sgemm/tail.cuh")
+//% end
 //% if scratch_sum == "spread" then
 // scratch_sum = spread: once a tile's kSplit blocks have written their
 // partials (consecutive blocks, blockIdx.x % kSplit the slice: the block scheduler
@@ -219,7 +222,10 @@ __device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, un
 // memory, where its stages were, and only the first block stores.
 __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
                                             float (&acc)[kTM][kTN]) {
-//% if (split or 1) == 1 and (scratch_split or 1) == 1 then
+//% if (tail or 1) > 1 then
+    (void)smem;
+    finish_tail(g, ctid, acc);
+//% elseif (split or 1) == 1 and (scratch_split or 1) == 1 then
     (void)smem;
     if (ctid >= 0) store_tile(g, ctid, acc);
 //% elseif (scratch_split or 1) > 1 then

@@ -1,0 +1,131 @@
+// tail = s: the tiles of the last, partly filled round split along K. With
+// S blocks resident at once (launch(): the SMs x min_blocks), T tiles run as
+// T / S whole rounds and a last round of r = T % S tiles, on r of the S
+// slots: at 3001 x 2999 x 4097, 1128 tiles of 64 x 128 make 4 rounds of 264
+// and 72 tiles alone. Here the first T - r blocks (blockIdx.x, one
+// dimension) take a whole tile each and the last r tiles are s slices of K
+// each, r s blocks, s consecutive blocks a tile: the last round does 1 / s
+// of a tile's work on s times the slots. A slice writes its partial tile to
+// scratch and the last of a tile's s to arrive (a counter per split tile,
+// atomicInc: left zero for the next launch, launch().scratch_zero_kept) sums
+// them in slice order, the same sums every launch, and stores.
+constexpr int kTail = $(tail);
+constexpr int kTailBarrier = 15;  // named barrier of the consumers (the named kind uses 1..2 kStages)
+static_assert(kTail > 1 && kSplit == 1, "tail splits whole tiles only");
+static_assert(2 * kStages < kTailBarrier, "the named barrier kind's ids stay below the tail's");
+
+// Tile t of tiles_n x tiles_m in this block's raster order (common.cuh's tile_of on an index).
+__device__ __forceinline__ void tile_at(int t, int tiles_n, int tiles_m, int& tm, int& tn) {
+    if (kGroup == 0) {
+        tm = t / tiles_n;
+        tn = t % tiles_n;
+        return;
+    }
+    const int per_group = kGroup * tiles_n, first = t / per_group * kGroup;
+    const int rows = min(kGroup, tiles_m - first);
+    tm = first + t % per_group % rows;
+    tn = t % per_group / rows;
+}
+
+// The launch's split: its whole tiles (the first blocks) and split tiles,
+// read back from gridDim.x (launch(): tiles + split (kTail - 1) blocks).
+struct TailSplit {
+    int whole, split;
+};
+// gridDim.x read anew each time (volatile): the compiler would otherwise keep
+// make_gemm_tail's answer for finish_tail in registers through the main loop.
+__device__ __forceinline__ unsigned blocks_now() {
+    unsigned n;
+    asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(n));
+    return n;
+}
+__device__ __forceinline__ TailSplit tail_split(int M, int N) {
+    const long long tiles = (long long)((N + kBN - 1) / kBN) * ((M + kBM - 1) / kBM), grid = blocks_now();
+    const long long split = (grid - tiles) / (kTail - 1);
+    if (split < 0 || split > tiles || tiles + split * (kTail - 1) != grid) __trap();  // a grid launch() never gives
+    return {(int)(tiles - split), (int)split};
+}
+// This block's slice of its split tile (-1: a whole tile).
+__device__ __forceinline__ int tail_slice(const TailSplit& ts) {
+    return (int)blockIdx.x < ts.whole ? -1 : ((int)blockIdx.x - ts.whole) % kTail;
+}
+
+// The scratch memory's address, kept in shared memory rather than the Gemm:
+// a register pair held through the main loop spilled the all-warps 64 x 256
+// x 32 kind (128 registers at two blocks an SM).
+__shared__ float* tail_scratch;
+
+// make_gemm for tail variants. A whole tile (the first blocks) as make_gemm
+// makes it, at tile blockIdx.x of the raster; a slice as a GEMM of its own
+// over its columns k0.. of A and rows of B (the main loop counts its
+// k-tiles from 0). The kernel calls it on two paths, so the whole tiles'
+// main loop keeps make_gemm's registers (A, B and K as the kernel's
+// parameters, no k offset): held through one shared loop they spilled the
+// all-warps 64 x 256 x 32 kind at 128 registers.
+__device__ __forceinline__ Gemm make_gemm_tail(int M, int N, int K, float alpha, const float* A, int lda,
+                                               const float* B, int ldb, float beta, float* C, int ldc,
+                                               int slice, int t) {
+    const int total = (K + kBK - 1) / kBK, per = (total + kTail - 1) / kTail;
+    if (slice >= 0) {
+        const int k0 = min(slice * per, total) * kBK;
+        A += k0;
+        B += (long long)k0 * ldb;
+        K = max(0, min(K - k0, per * kBK));  // a slice past K (K of a few k-tiles) adds zeros
+    }
+    Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb), vec_ok(C, ldc), 0, 0, 0,
+           (K + kBK - 1) / kBK};
+    int tm, tn;
+    tile_at(t, (N + kBN - 1) / kBN, (M + kBM - 1) / kBM, tm, tn);
+    g.m0 = tm * kBM;
+    g.n0 = tn * kBN;
+    return g;
+}
+
+__device__ __forceinline__ void consumers_sync() {
+    asm volatile("bar.sync %0, %1;" ::"n"(kTailBarrier), "n"(kConsumerThreads) : "memory");
+}
+
+// The tile's end under tail: a whole tile stored; a slice's partial written
+// and, by the tile's last slice to arrive, all summed and stored. Consumers
+// only (producers may have left: a named barrier of the consumers).
+__device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc)[kTM][kTN]) {
+    if (ctid < 0) return;
+    const TailSplit ts = tail_split(g.M, g.N);
+    const int slice = tail_slice(ts);
+    if (slice < 0) {
+        store_tile(g, ctid, acc);
+        return;
+    }
+    __shared__ bool last;
+    const int tile = ((int)blockIdx.x - ts.whole) / kTail;  // of the split ones
+    const long long counter_words = ((long long)ts.split + 63) / 64 * 64;
+    float* const scratch = tail_scratch;
+    float* slots = scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(scratch) + tile;
+    const Place pl = place_of(ctid);
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4)
+            *reinterpret_cast<float4*>(slots + slice * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
+                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    __threadfence();  // this slice's partial is visible before its count
+    consumers_sync();
+    if (ctid == 0) last = atomicInc(count, kTail - 1) == kTail - 1;
+    consumers_sync();
+    if (!last) return;
+    __threadfence();  // the other slices' partials, counted, are read after their counts
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1  // unrolled, the slots' loads are hoisted: 208 registers at 64 x 128 x 16
+            for (int z = 0; z < kTail; ++z) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
+        }
+    store_tile(g, ctid, acc);
+}
