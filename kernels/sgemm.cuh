@@ -128,12 +128,13 @@ inline bt_path choose(int M, int N, int K, float alpha, const float *A, int lda,
     if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v7::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 6;
     if (h->far[0] >= 0 && bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v8::usable() && (bt_d = h->far[0] + 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 7;
     if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v1::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 8;
-    if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v1::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 9;
+    if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v2::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 2048.0) + bt_dist(M, 2048.0) + bt_dist(N, 2048.0) + bt_dist(lda, 2048.0) + bt_dist(ldb, 2048.0) + bt_dist(ldc, 2048.0)) < bt_best) bt_best = bt_d, bt_pick = 9;
     if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v3::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 1024.0) + bt_dist(M, 1024.0) + bt_dist(N, 1024.0) + bt_dist(lda, 1024.0) + bt_dist(ldb, 1024.0) + bt_dist(ldc, 1024.0)) < bt_best) bt_best = bt_d, bt_pick = 10;
-    if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v3::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 512.0) + bt_dist(M, 512.0) + bt_dist(N, 512.0) + bt_dist(lda, 512.0) + bt_dist(ldb, 512.0) + bt_dist(ldc, 512.0)) < bt_best) bt_best = bt_d, bt_pick = 11;
+    if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v4::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 512.0) + bt_dist(M, 512.0) + bt_dist(N, 512.0) + bt_dist(lda, 512.0) + bt_dist(ldb, 512.0) + bt_dist(ldc, 512.0)) < bt_best) bt_best = bt_d, bt_pick = 11;
     if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v5::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4097.0) + bt_dist(M, 3001.0) + bt_dist(N, 2999.0) + bt_dist(lda, 4097.0) + bt_dist(ldb, 2999.0) + bt_dist(ldc, 2999.0)) < bt_best) bt_best = bt_d, bt_pick = 12;
     if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v6::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 4096.0) + bt_dist(M, 16384.0) + bt_dist(N, 128.0) + bt_dist(lda, 4096.0) + bt_dist(ldb, 128.0) + bt_dist(ldc, 128.0)) < bt_best) bt_best = bt_d, bt_pick = 13;
     if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v7::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 256.0) + bt_dist(M, 4096.0) + bt_dist(N, 4096.0) + bt_dist(lda, 256.0) + bt_dist(ldb, 4096.0) + bt_dist(ldc, 4096.0)) < bt_best) bt_best = bt_d, bt_pick = 14;
+    if (h->far[1] >= 0 && bartune_sgemm_nvidia_h200_sm90_v8::usable() && (bt_d = h->far[1] + 0.0 + bt_dist(K, 16384.0) + bt_dist(M, 256.0) + bt_dist(N, 256.0) + bt_dist(lda, 16384.0) + bt_dist(ldb, 256.0) + bt_dist(ldc, 256.0)) < bt_best) bt_best = bt_d, bt_pick = 15;
     (void)bt_d;
     (void)bt_best;
     switch (bt_pick) {
@@ -146,12 +147,13 @@ inline bt_path choose(int M, int N, int K, float alpha, const float *A, int lda,
     case 6: return {6, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v7::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 7: return {7, bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v8::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 8: return {8, bartune_sgemm_nvidia_h200_sm90_v1::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 9: return {9, bartune_sgemm_nvidia_h200_sm90_v1::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 9: return {9, bartune_sgemm_nvidia_h200_sm90_v2::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 10: return {10, bartune_sgemm_nvidia_h200_sm90_v3::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
-    case 11: return {11, bartune_sgemm_nvidia_h200_sm90_v3::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 11: return {11, bartune_sgemm_nvidia_h200_sm90_v4::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 12: return {12, bartune_sgemm_nvidia_h200_sm90_v5::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 13: return {13, bartune_sgemm_nvidia_h200_sm90_v6::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     case 14: return {14, bartune_sgemm_nvidia_h200_sm90_v7::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
+    case 15: return {15, bartune_sgemm_nvidia_h200_sm90_v8::fallback_reason(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)};
     default:
         return {-1, "the binary holds no code of the tuned variants for this device: build with the flags bt_tuned_on names"};
     }
@@ -167,13 +169,14 @@ static const char *const bt_names[] = {
     "nvidia-h100-80gb-hbm3-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: barrier=named producer=regs producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=2 a_layout=k raster=row min_blocks=1 split=1 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k raster=row min_blocks=2 ",
     "nvidia-h100-80gb-hbm3-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread ",
-    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2 ",
-    "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2 ",
+    "nvidia-h200-sm90 at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=4 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg ",
+    "nvidia-h200-sm90 at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg ",
     "nvidia-h200-sm90 at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=32 tm=8 tn=4 stages=3 a_layout=m raster=grouped min_blocks=2 ",
-    "nvidia-h200-sm90 at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=32 tm=8 tn=4 stages=3 a_layout=m raster=grouped min_blocks=2 ",
-    "nvidia-h200-sm90 at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1 ",
+    "nvidia-h200-sm90 at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 ",
+    "nvidia-h200-sm90 at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg tail=4 ",
     "nvidia-h200-sm90 at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: barrier=named producer=regs producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=2 a_layout=k raster=row min_blocks=1 split=1 ",
     "nvidia-h200-sm90 at K=256 M=4096 N=4096 lda=256 ldb=4096 ldc=4096: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k raster=row min_blocks=2 ",
+    "nvidia-h200-sm90 at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread ",
     "portable"};
 }  // namespace bartune_sgemm_dispatch
 
@@ -189,7 +192,7 @@ struct bartune_sgemm_path_t {
 #endif
 BARTUNE_SGEMM_ENTRY bartune_sgemm_path_t bartune_sgemm_path(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc) {
     const bartune_sgemm_dispatch::bt_path p = bartune_sgemm_dispatch::choose(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    return {p.variant, bartune_sgemm_dispatch::bt_names[p.variant < 0 ? 15 : p.variant], p.why};
+    return {p.variant, bartune_sgemm_dispatch::bt_names[p.variant < 0 ? 16 : p.variant], p.why};
 }
 
 // The variant bartune_sgemm runs for this call on the current device, and why
@@ -213,12 +216,13 @@ BARTUNE_SGEMM_ENTRY cudaError_t bartune_sgemm(int M, int N, int K, float alpha, 
     case 6: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v7::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 7: return bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v8::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 8: return bartune_sgemm_nvidia_h200_sm90_v1::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 9: return bartune_sgemm_nvidia_h200_sm90_v1::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 9: return bartune_sgemm_nvidia_h200_sm90_v2::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 10: return bartune_sgemm_nvidia_h200_sm90_v3::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    case 11: return bartune_sgemm_nvidia_h200_sm90_v3::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 11: return bartune_sgemm_nvidia_h200_sm90_v4::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 12: return bartune_sgemm_nvidia_h200_sm90_v5::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 13: return bartune_sgemm_nvidia_h200_sm90_v6::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     case 14: return bartune_sgemm_nvidia_h200_sm90_v7::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    case 15: return bartune_sgemm_nvidia_h200_sm90_v8::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     default: return bartune_sgemm_portable::run(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     }
 }

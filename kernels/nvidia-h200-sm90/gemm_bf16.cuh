@@ -317,9 +317,9 @@ inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t st
 }  // namespace bartune_scratch
 #endif
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1903 ms (min 0.1887, max 0.1925),
-// measured 2026-12-05T17:17:24Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=1: median 0.1889 ms (min 0.1884, max 0.1905),
+// measured 2026-12-06T22:52:00Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -331,7 +331,7 @@ inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t st
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=on
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -962,6 +962,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+}
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -992,6 +1011,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -1001,6 +1021,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -1021,6 +1042,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -1320,6 +1344,7 @@ __device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uin
     for (int kb = kb0; kb < nk; ++kb) {
         issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
         wgmma_wait<1>();
+        if (kb == 2 && kb0 == 2) consumer_release(base, it0);  // k-tile 0, issued with k-tile 1 before the loop
         if (kb > 0) consumer_release(base, it0 + kb - 1);
     }
 }
@@ -1482,11 +1507,16 @@ __device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, u
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
         issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        // overlap = two: k-tile 1 too, so the tensor cores have two k-tiles
+        // of work while the last tile's boxes are written
+        const int ahead = nk > 1 ? 2 : 1;
+        if (ahead == 2) issue_ktile<TA, TB>(acc, base, it0 + 1, false, rows0);
         if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
-        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        main_loop_from<TA, TB>(acc, base, it0, ahead, nk, rows0);
         last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
         load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
         wgmma_wait<0>();
+        if (nk == 2) consumer_release(base, it0);  // the loop did not run: k-tile 0 is still held
         consumer_release(base, it0 + nk - 1);
         pack(p, acc, out);
     }
@@ -1500,7 +1530,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
     else
         p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
-    if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+    if ((threadIdx.x & 127) == 0) bulk_wait_read();  // the boxes read before the CTA ends (fences.cuh)
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -1513,7 +1543,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -1525,8 +1555,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
@@ -8222,9 +8251,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v7
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0135 ms (min 0.0126, max 0.0202),
-// measured 2026-12-06T04:57:01Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=16384 ldc=256 transa=0 transb=1: median 0.0131 ms (min 0.0120, max 0.0176),
+// measured 2026-12-06T22:51:27Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -8236,7 +8265,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8
+// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -8532,6 +8561,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+}
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -8546,6 +8594,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -8555,6 +8604,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -8574,6 +8624,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -8839,7 +8892,6 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             store_tile(p, acc, tm, tn, rows0);
     }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -8852,7 +8904,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -8864,8 +8916,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
@@ -9061,9 +9112,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v8
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1888 ms (min 0.1880, max 0.1906),
-// measured 2026-12-05T17:16:31Z with nvcc 13.0.88.
-// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096 transa=0 transb=0: median 0.1872 ms (min 0.1865, max 0.1884),
+// measured 2026-12-06T22:51:50Z with nvcc 13.0.88.
+// config: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -9075,7 +9126,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late c_lead=4 overlap=on
+// Variant: kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg stages=4 cluster=2 grid=persistent raster=row epilogue=tma_store c_early=late overlap=two fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -9563,6 +9614,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+}
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -9574,7 +9644,7 @@ __device__ __forceinline__ void order_pass(uint32_t base, int to) {
 // before its last, so the epilogue's loads hit L2 without holding the lines
 // there through the whole main loop, and the SMs' reads of C, which their
 // epilogues would make all at once, spread over the main loops.
-constexpr int kLateK = 4;
+constexpr int kLateK = 8;
 __device__ __forceinline__ void prefetch_c_boxes(const Problem& p, const CUtensorMap* tmC, int tm, int tn) {
     if (p.beta == 0.f) return;
     for (int i = 0; i < kBM / 64; ++i)
@@ -9593,6 +9663,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -9602,6 +9673,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -9622,6 +9694,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -9921,6 +9996,7 @@ __device__ __forceinline__ void main_loop_from(float (&acc)[kMsub][kBN / 2], uin
     for (int kb = kb0; kb < nk; ++kb) {
         issue_ktile<TA, TB>(acc, base, it0 + kb, kb == 0, rows0);
         wgmma_wait<1>();
+        if (kb == 2 && kb0 == 2) consumer_release(base, it0);  // k-tile 0, issued with k-tile 1 before the loop
         if (kb > 0) consumer_release(base, it0 + kb - 1);
     }
 }
@@ -10083,11 +10159,16 @@ __device__ __forceinline__ void consume_tiles(const Problem& p, uint32_t base, u
         // here would make ptxas serialise the wgmmas (C7515)
         float acc[kMsub][kBN / 2];
         issue_ktile<TA, TB>(acc, base, it0, true, rows0);
+        // overlap = two: k-tile 1 too, so the tensor cores have two k-tiles
+        // of work while the last tile's boxes are written
+        const int ahead = nk > 1 ? 2 : 1;
+        if (ahead == 2) issue_ktile<TA, TB>(acc, base, it0 + 1, false, rows0);
         if (last_tm >= 0) write_tile(p, out, last_tm, last_tn, last_inside, rows0, wg, base, boxes, tmC);
-        main_loop_from<TA, TB>(acc, base, it0, 1, nk, rows0);
+        main_loop_from<TA, TB>(acc, base, it0, ahead, nk, rows0);
         last_tm = tm, last_tn = tn, last_inside = tile_inside(p, tm, tn);
         load_old(p, out, tm, tn, rows0, last_inside);  // under the last k-tile's wgmmas
         wgmma_wait<0>();
+        if (nk == 2) consumer_release(base, it0);  // the loop did not run: k-tile 0 is still held
         consumer_release(base, it0 + nk - 1);
         pack(p, acc, out);
     }
@@ -10101,7 +10182,7 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         p.tb ? consume_tiles<true, true>(p, base, rank, wg, tmC) : consume_tiles<true, false>(p, base, rank, wg, tmC);
     else
         p.tb ? consume_tiles<false, true>(p, base, rank, wg, tmC) : consume_tiles<false, false>(p, base, rank, wg, tmC);
-    if ((threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
+    if ((threadIdx.x & 127) == 0) bulk_wait_read();  // the boxes read before the CTA ends (fences.cuh)
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -10114,7 +10195,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -10126,8 +10207,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)
@@ -14283,9 +14363,9 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 }
 }  // namespace bartune_gemm_bf16_nvidia_h200_sm90_v13
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0134 ms (min 0.0125, max 0.0182),
-// measured 2026-12-06T04:56:55Z with nvcc 13.0.88.
-// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256 transa=0 transb=0: median 0.0129 ms (min 0.0119, max 0.0156),
+// measured 2026-12-06T22:51:30Z with nvcc 13.0.88.
+// config: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light 
 // bartune template: bf16 GEMM on tensor cores, C = alpha op(A) op(B) + beta
 // C, A (M x K) and B (K x N) bf16, each row-major or stored transposed
 // (transa, transb), fp32 accumulation, C bf16 row-major.
@@ -14297,7 +14377,7 @@ inline cudaError_t run(int transa, int transb, int M, int N, int K, float alpha,
 // ping-pong: each takes every other tile, their main loops ordered by a
 // barrier so one computes while the other stores. The simt kind is the
 // plain kernel for every other GPU (and for calls the copy engine refuses).
-// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8
+// Variant: kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 grid=tile raster=row epilogue=direct split_one=8 fences=light
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -14593,6 +14673,25 @@ __device__ __forceinline__ void order_wait(uint32_t base, int wg, uint32_t& phas
 __device__ __forceinline__ void order_pass(uint32_t base, int to) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(order_bar(base, to));
 }
+// fences = light: what the kernel's start and end wait for, no more
+// (ncu at 1024^3 on the H100, cluster_n = 2: 17% of the warps' samples sat
+// in the release/acquire cluster barriers' MEMBAR.ALL.GPU / ERRBAR, which
+// wait for every store of C the CTA made; cuBLAS's kernel has none).
+// - Start: the barrier inits are released by thread 0's
+//   fence.mbarrier_init; the cluster barrier's arrival may then be relaxed
+//   and its wait acquires them (the CUTLASS sm90 kernels' order).
+// - End, multicast (cluster, cluster_n, b_rows): the producer's tail waits
+//   until every consumer that reads its stages (its CTA's and the peers')
+//   has released them, so no peer copies into or arrives on this CTA once
+//   it leaves; no cluster barrier. Split-K: the peers' reads of this CTA's
+//   sums are done when they arrive (their values are stored by then), so a
+//   relaxed barrier. The copy engine's stores of C need only have read
+//   their boxes (the kernel's end makes them visible).
+// One PTX instruction each, beside ptx.cuh's: kept here so that the
+// variants without this parameter render as they did.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+}
 // The two roles. Producers: the issuing threads (one, or one per operand)
 // walk the CTA's tiles and k-tiles, acquire a stage, announce its bytes and
 // start the copies. Consumers: each warpgroup waits for a stage, issues its
@@ -14607,6 +14706,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
     const int box0 = kCluster > 1 ? (int)rank * (kBBoxes / kCluster) : 0;
+    int next = 0;  // the iterations issued: where the tail starts
     int kb0, nk;
     k_range(p, rank, kb0, nk);
     for (int lt = 0;; ++lt) {
@@ -14616,6 +14716,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
         tile_of(p, u, rank, tm, tn);
         for (int kb = 0; kb < nk; ++kb) {
             const int it = lt * nk + kb, s = stage_of(it);
+            next = it + 1;
             const int k0 = (kb0 + kb) * kBK;
             producer_acquire(base, it);
             mbar_expect_tx(full_bar(base, s), bytes);
@@ -14635,6 +14736,9 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
             }
         }
     }
+    // the tail: each stage's last use released by all its readers (fences.cuh)
+    if (kClusterDims > 1 && kSplit == 1)
+        for (int i = 0; i < kStages; ++i) producer_acquire(base, next + i);
 }
 
 // The epilogue from registers. wgmma's D layout gives warp w rows 16w ..
@@ -14900,7 +15004,6 @@ __device__ __forceinline__ void consume(const Problem& p, uint32_t base, uint32_
         else
             store_tile(p, acc, tm, tn, rows0);
     }
-    if (kTmaEpilogue && (threadIdx.x & 127) == 0) bulk_wait();  // C written before the CTA ends
 }
 
 __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_raw,
@@ -14913,7 +15016,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         fence_barrier_init();
     }
     if (kClusterDims > 1)
-        cluster_sync();  // no CTA arrives on a peer's barriers before they exist
+        cluster_sync_relaxed();  // the inits' fence released them
     else
         __syncthreads();
     const int wg = threadIdx.x / 128;
@@ -14925,8 +15028,7 @@ __device__ __forceinline__ void run_roles(const Problem& p, unsigned char* smem_
         cluster_sync();  // every CTA's sums are in
         if (wg < kConsumers) reduce_split(p, base, rank);
     }
-    // no CTA leaves while a peer still copies into it or reads its sums
-    if (kClusterDims > 1) cluster_sync();
+    if (kSplit > 1) cluster_sync_relaxed();  // no CTA leaves while a peer reads its sums
 }
 
 // the cluster is compile-time, so a plain launch keeps it (sm_90 and up)

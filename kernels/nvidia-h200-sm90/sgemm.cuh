@@ -317,9 +317,9 @@ inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t st
 }  // namespace bartune_scratch
 #endif
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: median 2.8316 ms (min 2.8274, max 2.8357),
-// measured 2026-12-05T04:21:06Z with nvcc 13.0.88.
-// config: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2 
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: median 2.8017 ms (min 2.8001, max 2.8056),
+// measured 2026-12-06T22:49:37Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=4 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -327,7 +327,7 @@ inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t st
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 warp=tall stages=2 a_layout=k fma_order=zigzag raster=row min_blocks=2
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=4 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -335,20 +335,20 @@ namespace bartune_sgemm_nvidia_h200_sm90_v1 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
-constexpr int kBM = 64, kBN = 256, kBK = 32;  // block tile, k-tile
-constexpr int kTM = 8, kTN = 8;                // one consumer thread's tile of C
+constexpr int kBM = 128, kBN = 256, kBK = 8;  // block tile, k-tile
+constexpr int kTM = 8, kTN = 16;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
 // the group's rows of A and columns of B, so a warp reads fewer distinct
 // words of each stage than when its threads spread over the whole tile.
-constexpr int kWM = 64, kWN = 32;
+constexpr int kWM = 128, kWN = 256;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 2;
+constexpr int kStages = 4;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
-constexpr int kProducerThreads = 0;
+constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
 constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
-constexpr int kMinArch = 80;
+constexpr int kMinArch = 90;
 // A's stage is k-major (As[k][m], transposed on the way in, so a thread
 // reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
 // cp.async can fill it); kPad floats after each row spread the banks.
@@ -357,8 +357,8 @@ constexpr int kPad = 4;
 constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
-constexpr int kBarArea = 0;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 82944;
+constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
+constexpr int kSmemBytes = 50176;
 constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
 constexpr int kSplit = 1;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
@@ -441,7 +441,7 @@ __device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
     return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
 }
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 // Consumers: each thread accumulates a kTM x kTN tile of C in registers,
 // within its group's kWM x kWN tile (a warp's, or the whole block's). Its
@@ -463,36 +463,38 @@ __host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
     return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
-// One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
+// One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
+// next k's fragments read before this k's FMAs (two register sets: a
+// 16-wide thread tile's 128 accumulators leave no room for four k at once).
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, const Place& pl, int k,
+                                               float (&a)[kTM], float (&b)[kTN]) {
+#pragma unroll
+    for (int i = 0; i < kTM; i += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(As + k * kAStride + row_of(pl, i));
+        a[i] = v.x, a[i + 1] = v.y, a[i + 2] = v.z, a[i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < kTN; j += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(Bs + k * kBN + col_of(pl, j));
+        b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
+    }
+}
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
+    static_assert(kAKMajor, "one k at a time reads A's fragments from a k-major stage");
     const Place pl = place_of(ctid);
+    float a[2][kTM], b[2][kTN];
+    load_fragments(As, Bs, pl, 0, a[0], b[0]);
 #pragma unroll
-    for (int kk = 0; kk < kBK; kk += 4) {
-        float a[4][kTM], b[4][kTN];
+    for (int k = 0; k < kBK; ++k) {
+        if (k + 1 < kBK) load_fragments(As, Bs, pl, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
 #pragma unroll
-        for (int q = 0; q < 4; ++q)
+        for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; j += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(Bs + (kk + q) * kBN + col_of(pl, j));
-                b[q][j] = v.x, b[q][j + 1] = v.y, b[q][j + 2] = v.z, b[q][j + 3] = v.w;
+            for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
+                const int j = (i & 1) ? kTN - 1 - jj : jj;
+                acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
             }
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-#pragma unroll
-            for (int i = 0; i < kTM; i += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(As + (kk + q) * kAStride + row_of(pl, i));
-                a[q][i] = v.x, a[q][i + 1] = v.y, a[q][i + 2] = v.z, a[q][i + 3] = v.w;
-            }
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-#pragma unroll
-            for (int i = 0; i < kTM; ++i)
-#pragma unroll
-                for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
-                    const int j = (i & 1) ? kTN - 1 - jj : jj;
-                    acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
-                }
     }
 }
 
@@ -534,6 +536,62 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
                                             float (&acc)[kTM][kTN]) {
     (void)smem;
     if (ctid >= 0) store_tile(g, ctid, acc);
+}
+// Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
+// kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
+// (one per thread, or one per warp). Waiters spin on try_wait.parity with
+// the phase bit of the stage's current round.
+constexpr int kFullCount = 128;
+constexpr int kEmptyCount = 8;
+static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
+__device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * s);
+}
+__device__ __forceinline__ uint32_t empty_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * (kStages + s));
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// try_wait (sm_90) suspends the thread for a while inside the instruction;
+// sm_80 has only the non-blocking test_wait.
+#if __CUDA_ARCH__ >= 900
+#define BARTUNE_MBAR_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
+#else
+#define BARTUNE_MBAR_WAIT "mbarrier.test_wait.parity.shared::cta.b64"
+#endif
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     BARTUNE_MBAR_WAIT " p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void sync_init(unsigned char* smem) {
+    for (int s = 0; s < kStages; ++s) {
+        mbar_init(full_bar(smem, s), kFullCount);
+        mbar_init(empty_bar(smem, s), kEmptyCount);
+    }
+}
+__device__ __forceinline__ void producer_acquire(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(empty_bar(smem, s), parity);
+}
+__device__ __forceinline__ void producer_commit(unsigned char* smem, int s) {
+    mbar_arrive(full_bar(smem, s));
+}
+__device__ __forceinline__ void consumer_wait(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(full_bar(smem, s), parity);
+}
+__device__ __forceinline__ void consumer_release(unsigned char* smem, int s) {
+    __syncwarp();  // the warp's reads of the stage are done before lane 0 arrives
+    if ((threadIdx.x & 31) == 0) mbar_arrive(empty_bar(smem, s));
 }
 // cp.async loaders (sm_80+): kLoaders threads copy a k-tile of A and of B
 // from global to shared memory with no registers in between; bytes past the
@@ -625,35 +683,77 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-// Every warp loads and computes (the classic multistage kernel): kStages - 1
-// k-tiles in flight as cp.async groups; one __syncthreads per k-tile both
-// publishes the tile that landed and frees the stage the next copy reuses.
+// A producer's share of k-tile kt into stage s; the stage is signalled full
+// when the copies have landed: by the copies themselves on an mbarrier
+// (noinc: this thread's arrival is one of the kFullCount the barrier
+// expects), else after waiting for them.
+__device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
+    issue(g, kt, ptid, a_stage(smem, s), b_stage(smem, s));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full_bar(smem, s))
+                 : "memory");
+}
+// Warp-specialised (the seed's split arrive/wait, CUTLASS's pipeline):
+// producer warps fill a ring of kStages stages, consumer warps compute from
+// it; producers wait only for empty[s], consumers only for full[s]. The
+// first kStages fills need no wait and the last kStages drains no release,
+// so both sides arrive the same number of times on every barrier.
+// regs = setmaxnreg (sm_90a): the producer warpgroup gives registers back
+// and the consumer warpgroups take them, within what the block was launched
+// with (kThreads x the registers __launch_bounds__ leaves a thread: an inc
+// past it waits for ever), so 8 x 16 consumers hold their 128 accumulators
+// and both fragment sets where every thread would have 168. Built for plain sm_90 (a program's build without the
+// sm_90a flags) the instructions are left out: the same code, spilling,
+// which the header's run() takes only from sm_90a code (usable()).
+constexpr int kProducerRegs = 112, kConsumerRegs = 192;
+static_assert(kProducerThreads == 128 &&
+                  kProducerRegs * 128 + kConsumerRegs * kConsumerThreads <= 65536 / kThreads / 8 * 8 * kThreads,
+              "one producer warpgroup; the registers the block was launched with");
+template <int R>
+__device__ __forceinline__ void regs_give_back() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
+template <int R>
+__device__ __forceinline__ void regs_take() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
 __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem) {
     const int tid = threadIdx.x;
+    if (tid == 0) sync_init(smem);
+    __syncthreads();  // no thread may touch a barrier before init
+    if (tid < kProducerThreads) {  // warpgroup 0 (kSplit is 1: no cluster barriers to join)
+        regs_give_back<kProducerRegs>();
+        for (int kt = 0; kt < g.ktiles; ++kt) {
+            const int s = kt % kStages;
+            const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+            if (kt >= kStages) producer_acquire(smem, s, phase ^ 1u);
+            produce(g, kt, tid, smem, s);
+        }
+        return;
+    }
+    regs_take<kConsumerRegs>();  // the accumulators live only past here
     float acc[kTM][kTN] = {};
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-        if (s < g.ktiles) issue(g, s, tid, a_stage(smem, s), b_stage(smem, s));
-        cp_async_commit();  // empty groups keep the count: kStages - 2 may stay pending
-    }
+    const int ctid = tid - kProducerThreads;
     for (int kt = 0; kt < g.ktiles; ++kt) {
-        cp_async_wait<kStages - 2>();  // this thread's copies of tile kt have landed
-        __syncthreads();               // everyone's have; everyone is done with tile kt - 1
-        const int next = kt + kStages - 1;
-        if (next < g.ktiles) issue(g, next, tid, a_stage(smem, next % kStages), b_stage(smem, next % kStages));
-        cp_async_commit();
-        compute_tile(a_stage(smem, kt % kStages), b_stage(smem, kt % kStages), tid, acc);
+        const int s = kt % kStages;
+        const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+        consumer_wait(smem, s, phase);
+        compute_tile(a_stage(smem, s), b_stage(smem, s), ctid, acc);
+        if (kt + kStages < g.ktiles) consumer_release(smem, s);
     }
-    finish_tile(g, smem, tid, acc);
+    finish_tile(g, smem, ctid, acc);
 }
 
 #endif  // arch guard
 
 #define BARTUNE_CLUSTER
-static __global__ void __launch_bounds__(kThreads, 2) BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char smem[];
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     run_schedule(g, smem);
@@ -671,7 +771,7 @@ using namespace bartune_common;  // the helpers, probe and encoder (written once
 // Whether this binary holds the kernel for the current device (see usable_code).
 inline bool usable() {
     static std::atomic<signed char> bt_cache[64];
-    return usable_code((const void *)bt_kernel, 80, false, bt_cache);
+    return usable_code((const void *)bt_kernel, 90, true, bt_cache);
 }
 
 // Launch geometry from the space's launch(), as measured.
@@ -693,12 +793,12 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
     const long long bt_grid_x = (bt_ceil_div(bt_s_N, 256LL));
-    const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
+    const long long bt_grid_y = (bt_ceil_div(bt_s_M, 128LL));
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 256LL;
+    const long long bt_block_x = 384LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 82944LL;
+    const long long bt_smem = 50176LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
@@ -795,6 +895,585 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
     return cudaSuccess;
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v1
+
+// Best verified variant at K=2048 M=2048 N=2048 lda=2048 ldb=2048 ldc=2048: median 0.3633 ms (min 0.3626, max 0.3666),
+// measured 2026-12-06T22:49:41Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg 
+// bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
+// A block computes a BM x BN tile of C over k-tiles of BK staged through a
+// ring of shared-memory stages. Who loads the stages (every warp, or
+// producer warps beside consumer warps) and how the two sides synchronise
+// (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
+// barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
+// (through registers, or cp.async) is the producer kind.
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace bartune_sgemm_nvidia_h200_sm90_v2 {
+
+// The tile shape, the shared-memory layout and the call's arguments, shared
+// by the loaders, the compute and the schedules.
+constexpr int kBM = 128, kBN = 256, kBK = 8;  // block tile, k-tile
+constexpr int kTM = 8, kTN = 16;                // one consumer thread's tile of C
+// The tile of C a group of consumer threads shares (a warp's own wm x wn, or
+// the whole block tile): its threads' float4 reads of a stage stay within
+// the group's rows of A and columns of B, so a warp reads fewer distinct
+// words of each stage than when its threads spread over the whole tile.
+constexpr int kWM = 128, kWN = 256;
+constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
+constexpr int kStages = 6;
+constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
+constexpr int kProducerThreads = 128;
+constexpr int kThreads = kConsumerThreads + kProducerThreads;
+constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
+constexpr int kMinArch = 90;
+// A's stage is k-major (As[k][m], transposed on the way in, so a thread
+// reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
+// cp.async can fill it); kPad floats after each row spread the banks.
+constexpr bool kAKMajor = true;
+constexpr int kPad = 4;
+constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
+constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
+constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
+constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
+constexpr int kSmemBytes = 75008;
+constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
+constexpr int kSplit = 1;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
+constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
+static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
+              "space and template disagree on shared memory");
+static_assert(kConsumerThreads % 32 == 0, "consumers are whole warps");
+static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % kTM == 0 && kWN % kTN == 0 &&
+                  (kGroupThreads % 32 == 0 || kGroupThreads == kConsumerThreads),
+              "groups of whole warps tile the block tile");
+static_assert(kBK % 4 == 0 && kTM % 4 == 0 && kTN % 4 == 0 && kAStride % 4 == 0,
+              "float4 fragments");
+static_assert(kStages >= 2, "a ring of at least two stages");
+static_assert(kMinArch >= 70, "the barrier kinds start at compute capability 7.0");
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+struct Gemm {
+    int M, N, K, lda, ldb, ldc;
+    float alpha, beta;
+    const float* __restrict__ A;
+    const float* __restrict__ B;
+    float* __restrict__ C;
+    bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
+    int m0, n0;                // this block's tile of C
+    int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+};
+
+// This block's tile: row-major over the grid, or in groups of kGroup tile
+// rows so that blocks running at once share rows of A and columns of B in L2.
+__device__ __forceinline__ void tile_of(int& tm, int& tn) {
+    if (kGroup == 0) {
+        tm = blockIdx.y;
+        tn = blockIdx.x;
+        return;
+    }
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x, per_group = kGroup * tiles_n;
+    const int first = id / per_group * kGroup;
+    const int rows = min(kGroup, tiles_m - first);
+    tm = first + id % per_group % rows;
+    tn = id % per_group / rows;
+}
+
+__device__ __forceinline__ bool vec_ok(const float* p, int ld) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
+}
+
+__device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
+                                          const float* B, int ldb, float beta, float* C, int ldc) {
+    const int total = (K + kBK - 1) / kBK, per = (total + kSplit - 1) / kSplit;
+    const int kt0 = kSplit > 1 ? (int)blockIdx.z * per : 0;
+    const int count = kSplit > 1 ? max(0, min(per, total - kt0)) : total;
+    Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
+           vec_ok(C, ldc), 0, 0, kt0, count};
+    int tm, tn;
+    tile_of(tm, tn);
+    g.m0 = tm * kBM;
+    g.n0 = tn * kBN;
+    return g;
+}
+
+// Whether k-tile k0.. of this block lies inside both matrices: every tile
+// but the last row and column of tiles and a partial last k-tile. Its loads
+// need no check of their own: the loaders test this once per k-tile instead
+// of every float4 and element against the edges (ncu of the 4096^3 best:
+// 2.67 G instructions issued against cuBLAS's 2.44 G, most of the
+// difference the checks; 3.0634 -> 2.9208 ms without them, NOTES.md
+// 2026-12-03).
+__device__ __forceinline__ bool inside_tile(const Gemm& g, int k0) {
+    return g.m0 + kBM <= g.M && g.n0 + kBN <= g.N && k0 + kBK <= g.K;
+}
+
+__device__ __forceinline__ float* a_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + s * kAStage;
+}
+__device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
+// Consumers: each thread accumulates a kTM x kTN tile of C in registers,
+// within its group's kWM x kWN tile (a warp's, or the whole block's). Its
+// rows are kTM / 4 runs of 4, spread kWM / (kTM / 4) apart within the group
+// (likewise its columns), so that a warp's float4 reads of a stage hit
+// distinct banks or broadcast, never the same bank twice.
+struct Place {
+    int r0, c0;      // the group's tile of C within the block's
+    int lrow, lcol;  // this thread within the group
+};
+__host__ __device__ __forceinline__ Place place_of(int ctid) {
+    const int grp = ctid / kGroupThreads, lane = ctid % kGroupThreads;
+    return {grp / (kBN / kWN) * kWM, grp % (kBN / kWN) * kWN, lane / (kWN / kTN), lane % (kWN / kTN)};
+}
+__host__ __device__ __forceinline__ int row_of(const Place& p, int i) {
+    return p.r0 + i / 4 * (kWM / (kTM / 4)) + p.lrow * 4 + i % 4;
+}
+__host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
+    return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
+}
+
+// One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
+// next k's fragments read before this k's FMAs (two register sets: a
+// 16-wide thread tile's 128 accumulators leave no room for four k at once).
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, const Place& pl, int k,
+                                               float (&a)[kTM], float (&b)[kTN]) {
+#pragma unroll
+    for (int i = 0; i < kTM; i += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(As + k * kAStride + row_of(pl, i));
+        a[i] = v.x, a[i + 1] = v.y, a[i + 2] = v.z, a[i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < kTN; j += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(Bs + k * kBN + col_of(pl, j));
+        b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
+    }
+}
+__device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
+                                             float (&acc)[kTM][kTN]) {
+    static_assert(kAKMajor, "one k at a time reads A's fragments from a k-major stage");
+    const Place pl = place_of(ctid);
+    float a[2][kTM], b[2][kTN];
+    load_fragments(As, Bs, pl, 0, a[0], b[0]);
+#pragma unroll
+    for (int k = 0; k < kBK; ++k) {
+        if (k + 1 < kBK) load_fragments(As, Bs, pl, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
+                const int j = (i & 1) ? kTN - 1 - jj : jj;
+                acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+            }
+    }
+}
+
+// C = alpha * acc + beta * C for this thread's elements inside M x N; C is
+// not read when beta is 0 (BLAS: C may hold anything then).
+__device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float (&acc)[kTM][kTN]) {
+    const Place pl = place_of(ctid);
+    const bool read_c = g.beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < kTM; ++i) {
+        const int gm = g.m0 + row_of(pl, i);
+        if (gm >= g.M) continue;
+        float* crow = g.C + (long long)gm * g.ldc;
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            const int gn = g.n0 + col_of(pl, j);
+            if (g.c_vec && gn + 4 <= g.N) {
+                float4 c = read_c ? *reinterpret_cast<const float4*>(crow + gn) : make_float4(0, 0, 0, 0);
+                c.x = fmaf(g.alpha, acc[i][j], g.beta * c.x);
+                c.y = fmaf(g.alpha, acc[i][j + 1], g.beta * c.y);
+                c.z = fmaf(g.alpha, acc[i][j + 2], g.beta * c.z);
+                c.w = fmaf(g.alpha, acc[i][j + 3], g.beta * c.w);
+                *reinterpret_cast<float4*>(crow + gn) = c;
+            } else {
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    if (gn + r < g.N)
+                        crow[gn + r] = fmaf(g.alpha, acc[i][j + r], read_c ? g.beta * crow[gn + r] : 0.0f);
+            }
+        }
+    }
+}
+
+// The tile's end: stored by each consumer (ctid >= 0); under split-K the
+// blocks of the cluster (every thread, producers too, takes part in the
+// cluster barriers) first add their sums into the first block's shared
+// memory, where its stages were, and only the first block stores.
+__device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
+                                            float (&acc)[kTM][kTN]) {
+    (void)smem;
+    if (ctid >= 0) store_tile(g, ctid, acc);
+}
+// Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
+// kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
+// (one per thread, or one per warp). Waiters spin on try_wait.parity with
+// the phase bit of the stage's current round.
+constexpr int kFullCount = 128;
+constexpr int kEmptyCount = 8;
+static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
+__device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * s);
+}
+__device__ __forceinline__ uint32_t empty_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * (kStages + s));
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// try_wait (sm_90) suspends the thread for a while inside the instruction;
+// sm_80 has only the non-blocking test_wait.
+#if __CUDA_ARCH__ >= 900
+#define BARTUNE_MBAR_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
+#else
+#define BARTUNE_MBAR_WAIT "mbarrier.test_wait.parity.shared::cta.b64"
+#endif
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     BARTUNE_MBAR_WAIT " p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void sync_init(unsigned char* smem) {
+    for (int s = 0; s < kStages; ++s) {
+        mbar_init(full_bar(smem, s), kFullCount);
+        mbar_init(empty_bar(smem, s), kEmptyCount);
+    }
+}
+__device__ __forceinline__ void producer_acquire(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(empty_bar(smem, s), parity);
+}
+__device__ __forceinline__ void producer_commit(unsigned char* smem, int s) {
+    mbar_arrive(full_bar(smem, s));
+}
+__device__ __forceinline__ void consumer_wait(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(full_bar(smem, s), parity);
+}
+__device__ __forceinline__ void consumer_release(unsigned char* smem, int s) {
+    __syncwarp();  // the warp's reads of the stage are done before lane 0 arrives
+    if ((threadIdx.x & 31) == 0) mbar_arrive(empty_bar(smem, s));
+}
+// cp.async loaders (sm_80+): kLoaders threads copy a k-tile of A and of B
+// from global to shared memory with no registers in between; bytes past the
+// matrix's edge are zero-filled by the copy (src-size < cp-size). 16-byte
+// copies where the operand allows them (aligned, and for A an m-major
+// stage); 4-byte ones otherwise, which also transpose A into a k-major stage.
+constexpr int kAUnits = kBM * kBK / 4, kBUnits = kBK * kBN / 4;  // float4s per tile
+constexpr int kAIters = (kAUnits + kLoaders - 1) / kLoaders;
+constexpr int kBIters = (kBUnits + kLoaders - 1) / kLoaders;
+
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool inside) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(inside ? 4 : 0)
+                 : "memory");
+}
+
+// Four consecutive elements of a row (`left` of them inside it, none when
+// the row is outside) to dst[0..3] (step 1) or dst[0], dst[step], ... .
+__device__ __forceinline__ void copy4(float* dst, int step, const float* row, const float* base,
+                                      int left, bool vec) {
+    if (vec && step == 1) {  // aligned source: one copy, zero-filled past `left`
+        const int bytes = left <= 0 ? 0 : (left >= 4 ? 16 : 4 * left);
+        cp_async16(dst, bytes ? row : base, bytes);
+        return;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) cp_async4(dst + q * step, q < left ? row + q : base, q < left);
+}
+
+// A k-tile inside both matrices (inside_tile): whole copies with no checks,
+// 16 bytes where kVec (both operands aligned) and the stage's layout allow.
+template <bool kVec>
+__device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
+              g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, g.A, 4, kVec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, g.B, 4, kVec);
+    }
+}
+
+__device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
+    const int k0 = (g.kt0 + kt) * kBK;
+    if (inside_tile(g, k0)) {  // no checks and no zero fill
+        if (g.a_vec && g.b_vec)
+            issue_inside<true>(g, k0, ptid, As, Bs);
+        else
+            issue_inside<false>(g, k0, ptid, As, Bs);
+        return;
+    }
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (u >= kAUnits) break;
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        const int gm = g.m0 + row, gk = k0 + kq;
+        float* dst = kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq;
+        copy4(dst, kAKMajor ? kAStride : 1, g.A + (long long)(gm < g.M ? gm : 0) * g.lda + gk, g.A,
+              gm < g.M ? g.K - gk : 0, g.a_vec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        const int gk = k0 + kr, gn = g.n0 + nq;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(gk < g.K ? gk : 0) * g.ldb + gn, g.B,
+              gk < g.K ? g.N - gn : 0, g.b_vec);
+    }
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// A producer's share of k-tile kt into stage s; the stage is signalled full
+// when the copies have landed: by the copies themselves on an mbarrier
+// (noinc: this thread's arrival is one of the kFullCount the barrier
+// expects), else after waiting for them.
+__device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
+    issue(g, kt, ptid, a_stage(smem, s), b_stage(smem, s));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full_bar(smem, s))
+                 : "memory");
+}
+// Warp-specialised (the seed's split arrive/wait, CUTLASS's pipeline):
+// producer warps fill a ring of kStages stages, consumer warps compute from
+// it; producers wait only for empty[s], consumers only for full[s]. The
+// first kStages fills need no wait and the last kStages drains no release,
+// so both sides arrive the same number of times on every barrier.
+// regs = setmaxnreg (sm_90a): the producer warpgroup gives registers back
+// and the consumer warpgroups take them, within what the block was launched
+// with (kThreads x the registers __launch_bounds__ leaves a thread: an inc
+// past it waits for ever), so 8 x 16 consumers hold their 128 accumulators
+// and both fragment sets where every thread would have 168. Built for plain sm_90 (a program's build without the
+// sm_90a flags) the instructions are left out: the same code, spilling,
+// which the header's run() takes only from sm_90a code (usable()).
+constexpr int kProducerRegs = 112, kConsumerRegs = 192;
+static_assert(kProducerThreads == 128 &&
+                  kProducerRegs * 128 + kConsumerRegs * kConsumerThreads <= 65536 / kThreads / 8 * 8 * kThreads,
+              "one producer warpgroup; the registers the block was launched with");
+template <int R>
+__device__ __forceinline__ void regs_give_back() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
+template <int R>
+__device__ __forceinline__ void regs_take() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
+__device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem) {
+    const int tid = threadIdx.x;
+    if (tid == 0) sync_init(smem);
+    __syncthreads();  // no thread may touch a barrier before init
+    if (tid < kProducerThreads) {  // warpgroup 0 (kSplit is 1: no cluster barriers to join)
+        regs_give_back<kProducerRegs>();
+        for (int kt = 0; kt < g.ktiles; ++kt) {
+            const int s = kt % kStages;
+            const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+            if (kt >= kStages) producer_acquire(smem, s, phase ^ 1u);
+            produce(g, kt, tid, smem, s);
+        }
+        return;
+    }
+    regs_take<kConsumerRegs>();  // the accumulators live only past here
+    float acc[kTM][kTN] = {};
+    const int ctid = tid - kProducerThreads;
+    for (int kt = 0; kt < g.ktiles; ++kt) {
+        const int s = kt % kStages;
+        const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+        consumer_wait(smem, s, phase);
+        compute_tile(a_stage(smem, s), b_stage(smem, s), ctid, acc);
+        if (kt + kStages < g.ktiles) consumer_release(smem, s);
+    }
+    finish_tile(g, smem, ctid, acc);
+}
+
+#endif  // arch guard
+
+#define BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
+bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(128) unsigned char smem[];
+    const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    run_schedule(g, smem);
+#else
+    __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
+#endif
+}
+#undef BARTUNE_CLUSTER  // the next variant of a header defines its own
+
+}  // namespace bartune_sgemm_nvidia_h200_sm90_v2
+
+namespace bartune_sgemm_nvidia_h200_sm90_v2 {
+using namespace bartune_common;  // the helpers, probe and encoder (written once)
+
+// Whether this binary holds the kernel for the current device (see usable_code).
+inline bool usable() {
+    static std::atomic<signed char> bt_cache[64];
+    return usable_code((const void *)bt_kernel, 90, true, bt_cache);
+}
+
+// Launch geometry from the space's launch(), as measured.
+inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc, cudaStream_t stream) {
+    const long long bt_s_M = (long long)M;
+    (void)bt_s_M;
+    const long long bt_s_N = (long long)N;
+    (void)bt_s_N;
+    const long long bt_s_K = (long long)K;
+    (void)bt_s_K;
+    const long long bt_s_lda = (long long)lda;
+    (void)bt_s_lda;
+    const long long bt_s_ldb = (long long)ldb;
+    (void)bt_s_ldb;
+    const long long bt_s_ldc = (long long)ldc;
+    (void)bt_s_ldc;
+    int bt_dev = 0, bt_sms = 0;
+    cudaError_t bt_e = cudaGetDevice(&bt_dev);
+    if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
+    if (bt_e != cudaSuccess) return bt_e;
+    const long long bt_grid_x = (bt_ceil_div(bt_s_N, 256LL));
+    const long long bt_grid_y = (bt_ceil_div(bt_s_M, 128LL));
+    const long long bt_grid_z = 1LL;
+    const long long bt_block_x = 384LL;
+    const long long bt_block_y = 1LL;
+    const long long bt_block_z = 1LL;
+    const long long bt_smem = 75008LL;
+    if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device and context: cudaDeviceReset
+    // forgets it), so only a context's first call of a variant can clear
+    // one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    static std::atomic<unsigned long long> bt_limit_ctx[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    const unsigned long long bt_ctx = bartune_scratch::bt_context_id();
+    if (!bt_known || !bt_ctx || bt_limit_ctx[bt_dev].load(std::memory_order_acquire) != bt_ctx ||
+        bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        if (bt_known && bt_limit_ctx[bt_dev].load() != bt_ctx) {  // a new context: its own limit
+            bt_limit[bt_dev].store(bt_smem);
+            bt_limit_ctx[bt_dev].store(bt_ctx, std::memory_order_release);
+        }
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
+    // the launch's own error, returned (no cudaGetLastError: an error the
+    // caller left pending stays the caller's)
+    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc};
+    return cudaLaunchKernel((const void *)bt_kernel,
+        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
+        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+}
+
+// The header's entry for an sgemm variant (bartune emit). Its kernels take
+// any leading dimension and alignment (the check sizes verify odd ones and
+// unaligned pointers), so the tuned kernel takes every valid call with a
+// product to add. BLAS's conventions: M or N = 0 is a no-op, K = 0 or alpha
+// = 0 scales C by beta (a kernel of its own, A and B not read); a null
+// matrix a non-empty call reads or writes, a leading dimension below its
+// row, or a size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
+inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                     const float* C, int ldc) {
+    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
+    return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
+}
+
+inline const char* fallback_reason(int M, int N, int K, float alpha, const float* A, int lda,
+                                   const float* B, int ldb, float beta, float* C, int ldc) {
+    (void)beta;
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
+    if (M == 0 || N == 0) return "an empty C: nothing to do";
+    if (K == 0 || alpha == 0.0f) return "K = 0 or alpha = 0: C = beta C, A and B not read (BLAS)";
+    return nullptr;
+}
+
+// BLAS's C = beta C where K = 0 or alpha = 0: A and B are not read (a NaN or
+// an Inf there never reaches C through 0 x NaN), nor C where beta = 0.
+static __global__ void scale_c(int M, int N, float beta, float* C, int ldc) {
+    const long long n = (long long)M * N, step = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
+        float* c = C + e / N * ldc + e % N;
+        *c = beta != 0.0f ? beta * *c : 0.0f;
+    }
+}
+
+// A grid has at most 65535 blocks along y, where the kernels put their
+// tiles' rows: a call of more rows than that many tiles hold runs as
+// launches of kRowsPerLaunch rows each, A's and C's pointers moved to them
+// (each element's sum is the same as in one launch).
+constexpr long long kRowsPerLaunch = 65535LL * kBM;
+inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                       int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
+    if (M == 0 || N == 0) return cudaSuccess;
+    if (K == 0 || alpha == 0.0f) {
+        const long long blocks = ((long long)M * N + 255) / 256;
+        void* args[] = {&M, &N, &beta, &C, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)scale_c, dim3((unsigned)(blocks < 65536 ? blocks : 65536)), dim3(256),
+                                args, 0, stream);
+    }
+    for (long long m0 = 0; m0 < M; m0 += kRowsPerLaunch) {
+        const int rows = (int)(M - m0 < kRowsPerLaunch ? M - m0 : kRowsPerLaunch);
+        const cudaError_t e = launch_kernel(rows, N, K, alpha, A + m0 * lda, lda, B, ldb, beta, C + m0 * ldc, ldc, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+}  // namespace bartune_sgemm_nvidia_h200_sm90_v2
 
 // Best verified variant at K=1024 M=1024 N=1024 lda=1024 ldb=1024 ldc=1024: median 0.0586 ms (min 0.0579, max 0.0638),
 // measured 2026-12-05T17:15:09Z with nvcc 13.0.88.
@@ -1344,9 +2023,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v3
 
-// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.7964 ms (min 1.7928, max 1.8173),
-// measured 2026-12-06T04:56:45Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1 
+// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0163 ms (min 0.0154, max 0.0215),
+// measured 2026-12-06T22:49:43Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -1354,23 +2033,23 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4
 #include <cstdint>
 #include <cuda_runtime.h>
 
-namespace bartune_sgemm_nvidia_h200_sm90_v5 {
+namespace bartune_sgemm_nvidia_h200_sm90_v4 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
-constexpr int kBM = 64, kBN = 128, kBK = 16;  // block tile, k-tile
-constexpr int kTM = 8, kTN = 8;                // one consumer thread's tile of C
+constexpr int kBM = 64, kBN = 64, kBK = 16;  // block tile, k-tile
+constexpr int kTM = 4, kTN = 4;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
 // the group's rows of A and columns of B, so a warp reads fewer distinct
 // words of each stage than when its threads spread over the whole tile.
-constexpr int kWM = 64, kWN = 128;
+constexpr int kWM = 64, kWN = 64;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 4;
+constexpr int kStages = 6;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
@@ -1379,15 +2058,15 @@ constexpr int kMinArch = 80;
 // A's stage is k-major (As[k][m], transposed on the way in, so a thread
 // reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
 // cp.async can fill it); kPad floats after each row spread the banks.
-constexpr bool kAKMajor = true;
+constexpr bool kAKMajor = false;
 constexpr int kPad = 4;
 constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
 constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 50688;
-constexpr int kGroup = 8;  // tile rows per L2 group; 0: plain
-constexpr int kSplit = 1;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kSmemBytes = 55808;
+constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
+constexpr int kSplit = 4;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
 constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
 static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
@@ -1414,6 +2093,7 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+    float* scratch;            // split-K: a counter per tile (kCounterWords), then each tile's kSplit partial tiles
 };
 
 // This block's tile: row-major over the grid, or in groups of kGroup tile
@@ -1505,21 +2185,16 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
                 b[q][j] = v.x, b[q][j + 1] = v.y, b[q][j + 2] = v.z, b[q][j + 3] = v.w;
             }
 #pragma unroll
-        for (int q = 0; q < 4; ++q)
-#pragma unroll
-            for (int i = 0; i < kTM; i += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(As + (kk + q) * kAStride + row_of(pl, i));
-                a[q][i] = v.x, a[q][i + 1] = v.y, a[q][i + 2] = v.z, a[q][i + 3] = v.w;
-            }
+        for (int i = 0; i < kTM; ++i) {  // four k of one row of A at once
+            const float4 v = *reinterpret_cast<const float4*>(As + row_of(pl, i) * kAStride + kk);
+            a[0][i] = v.x, a[1][i] = v.y, a[2][i] = v.z, a[3][i] = v.w;
+        }
 #pragma unroll
         for (int q = 0; q < 4; ++q)
 #pragma unroll
             for (int i = 0; i < kTM; ++i)
 #pragma unroll
-                for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
-                    const int j = (i & 1) ? kTN - 1 - jj : jj;
-                    acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
-                }
+                for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
     }
 }
 
@@ -1559,15 +2234,54 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 // memory, where its stages were, and only the first block stores.
 __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
                                             float (&acc)[kTM][kTN]) {
+    // Split-K through scratch memory: each block writes its partial tile to
+    // its slot; the last of the tile's kSplit blocks to arrive (a counter per
+    // tile) sums the slots in split order, the same sums every launch, and
+    // stores. Blocks of a tile need not run at once. Only the counters are
+    // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
+    // which keeps the slots 16-byte aligned), and the kernel leaves them
+    // zero (scratch_zero_kept: the last block's atomicInc wraps its count to
+    // 0); every slot is written before it is read.
     (void)smem;
-    if (ctid >= 0) store_tile(g, ctid, acc);
+    __shared__ bool last;
+    const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+    const long long counter_words = (tiles + 63) / 64 * 64;
+    float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
+    const Place pl = place_of(ctid);
+    if (ctid >= 0)
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4) {
+                float* slot = slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                *reinterpret_cast<float4*>(slot) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            }
+    __threadfence();  // this block's partial is visible before its count
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicInc(count, kSplit - 1) == kSplit - 1;
+    __syncthreads();
+    if (!last || ctid < 0) return;
+    __threadfence();  // the other blocks' partials, counted, are read after their counts
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            for (int z = 0; z < kSplit; ++z) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
+        }
+    store_tile(g, ctid, acc);
 }
 // Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
 // kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
 // (one per thread, or one per warp). Waiters spin on try_wait.parity with
 // the phase bit of the stage's current round.
 constexpr int kFullCount = 128;
-constexpr int kEmptyCount = 4;
+constexpr int kEmptyCount = 8;
 static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
 __device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
     return smem_addr(smem + 8 * s);
@@ -1751,12 +2465,14 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
 #endif  // arch guard
 
 #define BARTUNE_CLUSTER
-static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 2) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+               float* scratch) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char smem[];
-    const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
     run_schedule(g, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
@@ -1764,9 +2480,9 @@ bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda
 }
 #undef BARTUNE_CLUSTER  // the next variant of a header defines its own
 
-}  // namespace bartune_sgemm_nvidia_h200_sm90_v5
+}  // namespace bartune_sgemm_nvidia_h200_sm90_v4
 
-namespace bartune_sgemm_nvidia_h200_sm90_v5 {
+namespace bartune_sgemm_nvidia_h200_sm90_v4 {
 using namespace bartune_common;  // the helpers, probe and encoder (written once)
 
 // Whether this binary holds the kernel for the current device (see usable_code).
@@ -1793,14 +2509,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = (bt_ceil_div(bt_s_N, 128LL));
+    const long long bt_grid_x = (bt_ceil_div(bt_s_N, 64LL));
     const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
-    const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 256LL;
+    const long long bt_grid_z = 4LL;
+    const long long bt_block_x = 384LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 50688LL;
+    const long long bt_smem = 55808LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
+    const long long bt_scratch = ((((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL) + (((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 4LL) * 64LL) * 64LL) * 4LL)));
+    const long long bt_scratch_zero = (((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
     // below what a call needs (kept per device and context: cudaDeviceReset
@@ -1827,10 +2545,745 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc};
-    return cudaLaunchKernel((const void *)bt_kernel,
-        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
-        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    auto bt_launch = [&](void *bt_ws) -> cudaError_t {
+        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+        return cudaLaunchKernel((const void *)bt_kernel,
+            dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
+            dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    };
+    // the kernel leaves the zero prefix zero (launch().scratch_zero_kept)
+    return bartune_scratch::with_kept((size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev, stream, bt_launch);
+}
+
+// The header's entry for an sgemm variant (bartune emit). Its kernels take
+// any leading dimension and alignment (the check sizes verify odd ones and
+// unaligned pointers), so the tuned kernel takes every valid call with a
+// product to add. BLAS's conventions: M or N = 0 is a no-op, K = 0 or alpha
+// = 0 scales C by beta (a kernel of its own, A and B not read); a null
+// matrix a non-empty call reads or writes, a leading dimension below its
+// row, or a size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
+inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                     const float* C, int ldc) {
+    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
+    return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
+}
+
+inline const char* fallback_reason(int M, int N, int K, float alpha, const float* A, int lda,
+                                   const float* B, int ldb, float beta, float* C, int ldc) {
+    (void)beta;
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
+    if (M == 0 || N == 0) return "an empty C: nothing to do";
+    if (K == 0 || alpha == 0.0f) return "K = 0 or alpha = 0: C = beta C, A and B not read (BLAS)";
+    return nullptr;
+}
+
+// BLAS's C = beta C where K = 0 or alpha = 0: A and B are not read (a NaN or
+// an Inf there never reaches C through 0 x NaN), nor C where beta = 0.
+static __global__ void scale_c(int M, int N, float beta, float* C, int ldc) {
+    const long long n = (long long)M * N, step = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
+        float* c = C + e / N * ldc + e % N;
+        *c = beta != 0.0f ? beta * *c : 0.0f;
+    }
+}
+
+// A grid has at most 65535 blocks along y, where the kernels put their
+// tiles' rows: a call of more rows than that many tiles hold runs as
+// launches of kRowsPerLaunch rows each, A's and C's pointers moved to them
+// (each element's sum is the same as in one launch).
+constexpr long long kRowsPerLaunch = 65535LL * kBM;
+inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                       int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
+    if (M == 0 || N == 0) return cudaSuccess;
+    if (K == 0 || alpha == 0.0f) {
+        const long long blocks = ((long long)M * N + 255) / 256;
+        void* args[] = {&M, &N, &beta, &C, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)scale_c, dim3((unsigned)(blocks < 65536 ? blocks : 65536)), dim3(256),
+                                args, 0, stream);
+    }
+    for (long long m0 = 0; m0 < M; m0 += kRowsPerLaunch) {
+        const int rows = (int)(M - m0 < kRowsPerLaunch ? M - m0 : kRowsPerLaunch);
+        const cudaError_t e = launch_kernel(rows, N, K, alpha, A + m0 * lda, lda, B, ldb, beta, C + m0 * ldc, ldc, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+}  // namespace bartune_sgemm_nvidia_h200_sm90_v4
+
+// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.7173 ms (min 1.7146, max 1.7235),
+// measured 2026-12-06T22:56:52Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg tail=4 
+// bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
+// A block computes a BM x BN tile of C over k-tiles of BK staged through a
+// ring of shared-memory stages. Who loads the stages (every warp, or
+// producer warps beside consumer warps) and how the two sides synchronise
+// (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
+// barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
+// (through registers, or cp.async) is the producer kind.
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg tail=4
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace bartune_sgemm_nvidia_h200_sm90_v5 {
+
+// The tile shape, the shared-memory layout and the call's arguments, shared
+// by the loaders, the compute and the schedules.
+constexpr int kBM = 128, kBN = 256, kBK = 8;  // block tile, k-tile
+constexpr int kTM = 8, kTN = 16;                // one consumer thread's tile of C
+// The tile of C a group of consumer threads shares (a warp's own wm x wn, or
+// the whole block tile): its threads' float4 reads of a stage stay within
+// the group's rows of A and columns of B, so a warp reads fewer distinct
+// words of each stage than when its threads spread over the whole tile.
+constexpr int kWM = 128, kWN = 256;
+constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
+constexpr int kStages = 6;
+constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
+constexpr int kProducerThreads = 128;
+constexpr int kThreads = kConsumerThreads + kProducerThreads;
+constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
+constexpr int kMinArch = 90;
+// A's stage is k-major (As[k][m], transposed on the way in, so a thread
+// reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
+// cp.async can fill it); kPad floats after each row spread the banks.
+constexpr bool kAKMajor = true;
+constexpr int kPad = 4;
+constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
+constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
+constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
+constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
+constexpr int kSmemBytes = 75008;
+constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
+constexpr int kSplit = 1;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
+constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
+static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
+              "space and template disagree on shared memory");
+static_assert(kConsumerThreads % 32 == 0, "consumers are whole warps");
+static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % kTM == 0 && kWN % kTN == 0 &&
+                  (kGroupThreads % 32 == 0 || kGroupThreads == kConsumerThreads),
+              "groups of whole warps tile the block tile");
+static_assert(kBK % 4 == 0 && kTM % 4 == 0 && kTN % 4 == 0 && kAStride % 4 == 0,
+              "float4 fragments");
+static_assert(kStages >= 2, "a ring of at least two stages");
+static_assert(kMinArch >= 70, "the barrier kinds start at compute capability 7.0");
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+struct Gemm {
+    int M, N, K, lda, ldb, ldc;
+    float alpha, beta;
+    const float* __restrict__ A;
+    const float* __restrict__ B;
+    float* __restrict__ C;
+    bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
+    int m0, n0;                // this block's tile of C
+    int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+};
+
+// This block's tile: row-major over the grid, or in groups of kGroup tile
+// rows so that blocks running at once share rows of A and columns of B in L2.
+__device__ __forceinline__ void tile_of(int& tm, int& tn) {
+    if (kGroup == 0) {
+        tm = blockIdx.y;
+        tn = blockIdx.x;
+        return;
+    }
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x, per_group = kGroup * tiles_n;
+    const int first = id / per_group * kGroup;
+    const int rows = min(kGroup, tiles_m - first);
+    tm = first + id % per_group % rows;
+    tn = id % per_group / rows;
+}
+
+__device__ __forceinline__ bool vec_ok(const float* p, int ld) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
+}
+
+__device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
+                                          const float* B, int ldb, float beta, float* C, int ldc) {
+    const int total = (K + kBK - 1) / kBK, per = (total + kSplit - 1) / kSplit;
+    const int kt0 = kSplit > 1 ? (int)blockIdx.z * per : 0;
+    const int count = kSplit > 1 ? max(0, min(per, total - kt0)) : total;
+    Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
+           vec_ok(C, ldc), 0, 0, kt0, count};
+    int tm, tn;
+    tile_of(tm, tn);
+    g.m0 = tm * kBM;
+    g.n0 = tn * kBN;
+    return g;
+}
+
+// Whether k-tile k0.. of this block lies inside both matrices: every tile
+// but the last row and column of tiles and a partial last k-tile. Its loads
+// need no check of their own: the loaders test this once per k-tile instead
+// of every float4 and element against the edges (ncu of the 4096^3 best:
+// 2.67 G instructions issued against cuBLAS's 2.44 G, most of the
+// difference the checks; 3.0634 -> 2.9208 ms without them, NOTES.md
+// 2026-12-03).
+__device__ __forceinline__ bool inside_tile(const Gemm& g, int k0) {
+    return g.m0 + kBM <= g.M && g.n0 + kBN <= g.N && k0 + kBK <= g.K;
+}
+
+__device__ __forceinline__ float* a_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + s * kAStage;
+}
+__device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
+// Consumers: each thread accumulates a kTM x kTN tile of C in registers,
+// within its group's kWM x kWN tile (a warp's, or the whole block's). Its
+// rows are kTM / 4 runs of 4, spread kWM / (kTM / 4) apart within the group
+// (likewise its columns), so that a warp's float4 reads of a stage hit
+// distinct banks or broadcast, never the same bank twice.
+struct Place {
+    int r0, c0;      // the group's tile of C within the block's
+    int lrow, lcol;  // this thread within the group
+};
+__host__ __device__ __forceinline__ Place place_of(int ctid) {
+    const int grp = ctid / kGroupThreads, lane = ctid % kGroupThreads;
+    return {grp / (kBN / kWN) * kWM, grp % (kBN / kWN) * kWN, lane / (kWN / kTN), lane % (kWN / kTN)};
+}
+__host__ __device__ __forceinline__ int row_of(const Place& p, int i) {
+    return p.r0 + i / 4 * (kWM / (kTM / 4)) + p.lrow * 4 + i % 4;
+}
+__host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
+    return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
+}
+
+// One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
+// next k's fragments read before this k's FMAs (two register sets: a
+// 16-wide thread tile's 128 accumulators leave no room for four k at once).
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, const Place& pl, int k,
+                                               float (&a)[kTM], float (&b)[kTN]) {
+#pragma unroll
+    for (int i = 0; i < kTM; i += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(As + k * kAStride + row_of(pl, i));
+        a[i] = v.x, a[i + 1] = v.y, a[i + 2] = v.z, a[i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < kTN; j += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(Bs + k * kBN + col_of(pl, j));
+        b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
+    }
+}
+__device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
+                                             float (&acc)[kTM][kTN]) {
+    static_assert(kAKMajor, "one k at a time reads A's fragments from a k-major stage");
+    const Place pl = place_of(ctid);
+    float a[2][kTM], b[2][kTN];
+    load_fragments(As, Bs, pl, 0, a[0], b[0]);
+#pragma unroll
+    for (int k = 0; k < kBK; ++k) {
+        if (k + 1 < kBK) load_fragments(As, Bs, pl, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
+                const int j = (i & 1) ? kTN - 1 - jj : jj;
+                acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+            }
+    }
+}
+
+// C = alpha * acc + beta * C for this thread's elements inside M x N; C is
+// not read when beta is 0 (BLAS: C may hold anything then).
+__device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float (&acc)[kTM][kTN]) {
+    const Place pl = place_of(ctid);
+    const bool read_c = g.beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < kTM; ++i) {
+        const int gm = g.m0 + row_of(pl, i);
+        if (gm >= g.M) continue;
+        float* crow = g.C + (long long)gm * g.ldc;
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            const int gn = g.n0 + col_of(pl, j);
+            if (g.c_vec && gn + 4 <= g.N) {
+                float4 c = read_c ? *reinterpret_cast<const float4*>(crow + gn) : make_float4(0, 0, 0, 0);
+                c.x = fmaf(g.alpha, acc[i][j], g.beta * c.x);
+                c.y = fmaf(g.alpha, acc[i][j + 1], g.beta * c.y);
+                c.z = fmaf(g.alpha, acc[i][j + 2], g.beta * c.z);
+                c.w = fmaf(g.alpha, acc[i][j + 3], g.beta * c.w);
+                *reinterpret_cast<float4*>(crow + gn) = c;
+            } else {
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    if (gn + r < g.N)
+                        crow[gn + r] = fmaf(g.alpha, acc[i][j + r], read_c ? g.beta * crow[gn + r] : 0.0f);
+            }
+        }
+    }
+}
+
+// tail = s: the tiles of the last, partly filled round split along K. With
+// S blocks resident at once (launch(): the SMs x min_blocks), T tiles run as
+// T / S whole rounds and a last round of r = T % S tiles, on r of the S
+// slots: at 3001 x 2999 x 4097, 1128 tiles of 64 x 128 make 4 rounds of 264
+// and 72 tiles alone. Here the first T - r blocks (blockIdx.x, one
+// dimension) take a whole tile each and the last r tiles are s slices of K
+// each, r s blocks, s consecutive blocks a tile: the last round does 1 / s
+// of a tile's work on s times the slots. A slice writes its partial tile to
+// scratch and the last of a tile's s to arrive (a counter per split tile,
+// atomicInc: left zero for the next launch, launch().scratch_zero_kept) sums
+// them in slice order, the same sums every launch, and stores.
+constexpr int kTail = 4;
+constexpr int kTailBarrier = 15;  // named barrier of the consumers (the named kind uses 1..2 kStages)
+static_assert(kTail > 1 && kSplit == 1, "tail splits whole tiles only");
+static_assert(2 * kStages < kTailBarrier, "the named barrier kind's ids stay below the tail's");
+
+// Tile t of tiles_n x tiles_m in this block's raster order (common.cuh's tile_of on an index).
+__device__ __forceinline__ void tile_at(int t, int tiles_n, int tiles_m, int& tm, int& tn) {
+    if (kGroup == 0) {
+        tm = t / tiles_n;
+        tn = t % tiles_n;
+        return;
+    }
+    const int per_group = kGroup * tiles_n, first = t / per_group * kGroup;
+    const int rows = min(kGroup, tiles_m - first);
+    tm = first + t % per_group % rows;
+    tn = t % per_group / rows;
+}
+
+// The launch's split: its whole tiles (the first blocks) and split tiles,
+// read back from gridDim.x (launch(): tiles + split (kTail - 1) blocks).
+struct TailSplit {
+    int whole, split;
+};
+// gridDim.x read anew each time (volatile): the compiler would otherwise keep
+// make_gemm_tail's answer for finish_tail in registers through the main loop.
+__device__ __forceinline__ unsigned blocks_now() {
+    unsigned n;
+    asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(n));
+    return n;
+}
+__device__ __forceinline__ TailSplit tail_split(int M, int N) {
+    const long long tiles = (long long)((N + kBN - 1) / kBN) * ((M + kBM - 1) / kBM), grid = blocks_now();
+    const long long split = (grid - tiles) / (kTail - 1);
+    if (split < 0 || split > tiles || tiles + split * (kTail - 1) != grid) __trap();  // a grid launch() never gives
+    return {(int)(tiles - split), (int)split};
+}
+// This block's slice of its split tile (-1: a whole tile).
+__device__ __forceinline__ int tail_slice(const TailSplit& ts) {
+    return (int)blockIdx.x < ts.whole ? -1 : ((int)blockIdx.x - ts.whole) % kTail;
+}
+
+// The scratch memory's address, kept in shared memory rather than the Gemm:
+// a register pair held through the main loop spilled the all-warps 64 x 256
+// x 32 kind (128 registers at two blocks an SM).
+__shared__ float* tail_scratch;
+
+// make_gemm for tail variants. A whole tile (the first blocks) as make_gemm
+// makes it, at tile blockIdx.x of the raster; a slice as a GEMM of its own
+// over its columns k0.. of A and rows of B (the main loop counts its
+// k-tiles from 0). The kernel calls it on two paths, so the whole tiles'
+// main loop keeps make_gemm's registers (A, B and K as the kernel's
+// parameters, no k offset): held through one shared loop they spilled the
+// all-warps 64 x 256 x 32 kind at 128 registers.
+__device__ __forceinline__ Gemm make_gemm_tail(int M, int N, int K, float alpha, const float* A, int lda,
+                                               const float* B, int ldb, float beta, float* C, int ldc,
+                                               int slice, int t) {
+    const int total = (K + kBK - 1) / kBK, per = (total + kTail - 1) / kTail;
+    if (slice >= 0) {
+        const int k0 = min(slice * per, total) * kBK;
+        A += k0;
+        B += (long long)k0 * ldb;
+        K = max(0, min(K - k0, per * kBK));  // a slice past K (K of a few k-tiles) adds zeros
+    }
+    Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb), vec_ok(C, ldc), 0, 0, 0,
+           (K + kBK - 1) / kBK};
+    int tm, tn;
+    tile_at(t, (N + kBN - 1) / kBN, (M + kBM - 1) / kBM, tm, tn);
+    g.m0 = tm * kBM;
+    g.n0 = tn * kBN;
+    return g;
+}
+
+__device__ __forceinline__ void consumers_sync() {
+    asm volatile("bar.sync %0, %1;" ::"n"(kTailBarrier), "n"(kConsumerThreads) : "memory");
+}
+
+// The tile's end under tail: a whole tile stored; a slice's partial written
+// and, by the tile's last slice to arrive, all summed and stored. Consumers
+// only (producers may have left: a named barrier of the consumers).
+__device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc)[kTM][kTN]) {
+    if (ctid < 0) return;
+    const TailSplit ts = tail_split(g.M, g.N);
+    const int slice = tail_slice(ts);
+    if (slice < 0) {
+        store_tile(g, ctid, acc);
+        return;
+    }
+    __shared__ bool last;
+    const int tile = ((int)blockIdx.x - ts.whole) / kTail;  // of the split ones
+    const long long counter_words = ((long long)ts.split + 63) / 64 * 64;
+    float* const scratch = tail_scratch;
+    float* slots = scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(scratch) + tile;
+    const Place pl = place_of(ctid);
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4)
+            *reinterpret_cast<float4*>(slots + slice * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
+                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    __threadfence();  // this slice's partial is visible before its count
+    consumers_sync();
+    if (ctid == 0) last = atomicInc(count, kTail - 1) == kTail - 1;
+    consumers_sync();
+    if (!last) return;
+    __threadfence();  // the other slices' partials, counted, are read after their counts
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1  // unrolled, the slots' loads are hoisted: 208 registers at 64 x 128 x 16
+            for (int z = 0; z < kTail; ++z) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
+        }
+    store_tile(g, ctid, acc);
+}
+// The tile's end: stored by each consumer (ctid >= 0); under split-K the
+// blocks of the cluster (every thread, producers too, takes part in the
+// cluster barriers) first add their sums into the first block's shared
+// memory, where its stages were, and only the first block stores.
+__device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
+                                            float (&acc)[kTM][kTN]) {
+    (void)smem;
+    finish_tail(g, ctid, acc);
+}
+// Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
+// kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
+// (one per thread, or one per warp). Waiters spin on try_wait.parity with
+// the phase bit of the stage's current round.
+constexpr int kFullCount = 128;
+constexpr int kEmptyCount = 8;
+static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
+__device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * s);
+}
+__device__ __forceinline__ uint32_t empty_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * (kStages + s));
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// try_wait (sm_90) suspends the thread for a while inside the instruction;
+// sm_80 has only the non-blocking test_wait.
+#if __CUDA_ARCH__ >= 900
+#define BARTUNE_MBAR_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
+#else
+#define BARTUNE_MBAR_WAIT "mbarrier.test_wait.parity.shared::cta.b64"
+#endif
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     BARTUNE_MBAR_WAIT " p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void sync_init(unsigned char* smem) {
+    for (int s = 0; s < kStages; ++s) {
+        mbar_init(full_bar(smem, s), kFullCount);
+        mbar_init(empty_bar(smem, s), kEmptyCount);
+    }
+}
+__device__ __forceinline__ void producer_acquire(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(empty_bar(smem, s), parity);
+}
+__device__ __forceinline__ void producer_commit(unsigned char* smem, int s) {
+    mbar_arrive(full_bar(smem, s));
+}
+__device__ __forceinline__ void consumer_wait(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(full_bar(smem, s), parity);
+}
+__device__ __forceinline__ void consumer_release(unsigned char* smem, int s) {
+    __syncwarp();  // the warp's reads of the stage are done before lane 0 arrives
+    if ((threadIdx.x & 31) == 0) mbar_arrive(empty_bar(smem, s));
+}
+// cp.async loaders (sm_80+): kLoaders threads copy a k-tile of A and of B
+// from global to shared memory with no registers in between; bytes past the
+// matrix's edge are zero-filled by the copy (src-size < cp-size). 16-byte
+// copies where the operand allows them (aligned, and for A an m-major
+// stage); 4-byte ones otherwise, which also transpose A into a k-major stage.
+constexpr int kAUnits = kBM * kBK / 4, kBUnits = kBK * kBN / 4;  // float4s per tile
+constexpr int kAIters = (kAUnits + kLoaders - 1) / kLoaders;
+constexpr int kBIters = (kBUnits + kLoaders - 1) / kLoaders;
+
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool inside) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(inside ? 4 : 0)
+                 : "memory");
+}
+
+// Four consecutive elements of a row (`left` of them inside it, none when
+// the row is outside) to dst[0..3] (step 1) or dst[0], dst[step], ... .
+__device__ __forceinline__ void copy4(float* dst, int step, const float* row, const float* base,
+                                      int left, bool vec) {
+    if (vec && step == 1) {  // aligned source: one copy, zero-filled past `left`
+        const int bytes = left <= 0 ? 0 : (left >= 4 ? 16 : 4 * left);
+        cp_async16(dst, bytes ? row : base, bytes);
+        return;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) cp_async4(dst + q * step, q < left ? row + q : base, q < left);
+}
+
+// A k-tile inside both matrices (inside_tile): whole copies with no checks,
+// 16 bytes where kVec (both operands aligned) and the stage's layout allow.
+template <bool kVec>
+__device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
+              g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, g.A, 4, kVec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, g.B, 4, kVec);
+    }
+}
+
+__device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
+    const int k0 = (g.kt0 + kt) * kBK;
+    if (inside_tile(g, k0)) {  // no checks and no zero fill
+        if (g.a_vec && g.b_vec)
+            issue_inside<true>(g, k0, ptid, As, Bs);
+        else
+            issue_inside<false>(g, k0, ptid, As, Bs);
+        return;
+    }
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (u >= kAUnits) break;
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        const int gm = g.m0 + row, gk = k0 + kq;
+        float* dst = kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq;
+        copy4(dst, kAKMajor ? kAStride : 1, g.A + (long long)(gm < g.M ? gm : 0) * g.lda + gk, g.A,
+              gm < g.M ? g.K - gk : 0, g.a_vec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        const int gk = k0 + kr, gn = g.n0 + nq;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(gk < g.K ? gk : 0) * g.ldb + gn, g.B,
+              gk < g.K ? g.N - gn : 0, g.b_vec);
+    }
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// A producer's share of k-tile kt into stage s; the stage is signalled full
+// when the copies have landed: by the copies themselves on an mbarrier
+// (noinc: this thread's arrival is one of the kFullCount the barrier
+// expects), else after waiting for them.
+__device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
+    issue(g, kt, ptid, a_stage(smem, s), b_stage(smem, s));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full_bar(smem, s))
+                 : "memory");
+}
+// Warp-specialised (the seed's split arrive/wait, CUTLASS's pipeline):
+// producer warps fill a ring of kStages stages, consumer warps compute from
+// it; producers wait only for empty[s], consumers only for full[s]. The
+// first kStages fills need no wait and the last kStages drains no release,
+// so both sides arrive the same number of times on every barrier.
+// regs = setmaxnreg (sm_90a): the producer warpgroup gives registers back
+// and the consumer warpgroups take them, within what the block was launched
+// with (kThreads x the registers __launch_bounds__ leaves a thread: an inc
+// past it waits for ever), so 8 x 16 consumers hold their 128 accumulators
+// and both fragment sets where every thread would have 168. Built for plain sm_90 (a program's build without the
+// sm_90a flags) the instructions are left out: the same code, spilling,
+// which the header's run() takes only from sm_90a code (usable()).
+constexpr int kProducerRegs = 112, kConsumerRegs = 192;
+static_assert(kProducerThreads == 128 &&
+                  kProducerRegs * 128 + kConsumerRegs * kConsumerThreads <= 65536 / kThreads / 8 * 8 * kThreads,
+              "one producer warpgroup; the registers the block was launched with");
+template <int R>
+__device__ __forceinline__ void regs_give_back() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
+template <int R>
+__device__ __forceinline__ void regs_take() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
+__device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem) {
+    const int tid = threadIdx.x;
+    if (tid == 0) sync_init(smem);
+    __syncthreads();  // no thread may touch a barrier before init
+    if (tid < kProducerThreads) {  // warpgroup 0 (kSplit is 1: no cluster barriers to join)
+        regs_give_back<kProducerRegs>();
+        for (int kt = 0; kt < g.ktiles; ++kt) {
+            const int s = kt % kStages;
+            const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+            if (kt >= kStages) producer_acquire(smem, s, phase ^ 1u);
+            produce(g, kt, tid, smem, s);
+        }
+        return;
+    }
+    regs_take<kConsumerRegs>();  // the accumulators live only past here
+    float acc[kTM][kTN] = {};
+    const int ctid = tid - kProducerThreads;
+    for (int kt = 0; kt < g.ktiles; ++kt) {
+        const int s = kt % kStages;
+        const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+        consumer_wait(smem, s, phase);
+        compute_tile(a_stage(smem, s), b_stage(smem, s), ctid, acc);
+        if (kt + kStages < g.ktiles) consumer_release(smem, s);
+    }
+    finish_tile(g, smem, ctid, acc);
+}
+// The kernel's body under tail: whole tiles and slices on paths of their own.
+__device__ __forceinline__ void run_tail(int M, int N, int K, float alpha, const float* A, int lda,
+                                         const float* B, int ldb, float beta, float* C, int ldc,
+                                         float* scratch, unsigned char* smem) {
+    const TailSplit ts = tail_split(M, N);
+    const int b = (int)blockIdx.x;
+    if (b < ts.whole) {
+        run_schedule(make_gemm_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1, b), smem);
+        return;
+    }
+    tail_scratch = scratch;  // every thread writes the same address
+    run_schedule(make_gemm_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (b - ts.whole) % kTail,
+                                ts.whole + (b - ts.whole) / kTail),
+                 smem);
+}
+
+#endif  // arch guard
+
+#define BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
+bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+               float* scratch) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(128) unsigned char smem[];
+    run_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, smem);
+#else
+    __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
+#endif
+}
+#undef BARTUNE_CLUSTER  // the next variant of a header defines its own
+
+}  // namespace bartune_sgemm_nvidia_h200_sm90_v5
+
+namespace bartune_sgemm_nvidia_h200_sm90_v5 {
+using namespace bartune_common;  // the helpers, probe and encoder (written once)
+
+// Whether this binary holds the kernel for the current device (see usable_code).
+inline bool usable() {
+    static std::atomic<signed char> bt_cache[64];
+    return usable_code((const void *)bt_kernel, 90, true, bt_cache);
+}
+
+// Launch geometry from the space's launch(), as measured.
+inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc, cudaStream_t stream) {
+    const long long bt_s_M = (long long)M;
+    (void)bt_s_M;
+    const long long bt_s_N = (long long)N;
+    (void)bt_s_N;
+    const long long bt_s_K = (long long)K;
+    (void)bt_s_K;
+    const long long bt_s_lda = (long long)lda;
+    (void)bt_s_lda;
+    const long long bt_s_ldb = (long long)ldb;
+    (void)bt_s_ldb;
+    const long long bt_s_ldc = (long long)ldc;
+    (void)bt_s_ldc;
+    int bt_dev = 0, bt_sms = 0;
+    cudaError_t bt_e = cudaGetDevice(&bt_dev);
+    if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
+    if (bt_e != cudaSuccess) return bt_e;
+    const long long bt_grid_x = (((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) + (((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)) * 3LL)));
+    const long long bt_grid_y = 1LL;
+    const long long bt_grid_z = 1LL;
+    const long long bt_block_x = 384LL;
+    const long long bt_block_y = 1LL;
+    const long long bt_block_z = 1LL;
+    const long long bt_smem = 75008LL;
+    if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
+    const long long bt_scratch = ((((bt_ceil_div(((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)), 64LL) * 64LL) * 4LL) + ((((((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)) * 4LL) * 128LL) * 256LL) * 4LL)));
+    const long long bt_scratch_zero = (((bt_ceil_div(((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device and context: cudaDeviceReset
+    // forgets it), so only a context's first call of a variant can clear
+    // one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    static std::atomic<unsigned long long> bt_limit_ctx[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    const unsigned long long bt_ctx = bartune_scratch::bt_context_id();
+    if (!bt_known || !bt_ctx || bt_limit_ctx[bt_dev].load(std::memory_order_acquire) != bt_ctx ||
+        bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        if (bt_known && bt_limit_ctx[bt_dev].load() != bt_ctx) {  // a new context: its own limit
+            bt_limit[bt_dev].store(bt_smem);
+            bt_limit_ctx[bt_dev].store(bt_ctx, std::memory_order_release);
+        }
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
+    // the launch's own error, returned (no cudaGetLastError: an error the
+    // caller left pending stays the caller's)
+    auto bt_launch = [&](void *bt_ws) -> cudaError_t {
+        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+        return cudaLaunchKernel((const void *)bt_kernel,
+            dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
+            dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    };
+    // the kernel leaves the zero prefix zero (launch().scratch_zero_kept)
+    return bartune_scratch::with_kept((size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev, stream, bt_launch);
 }
 
 // The header's entry for an sgemm variant (bartune emit). Its kernels take
@@ -2906,4 +4359,625 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
     return cudaSuccess;
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v7
+
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0637 ms (min 0.0631, max 0.0672),
+// measured 2026-12-06T22:49:46Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread 
+// bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
+// A block computes a BM x BN tile of C over k-tiles of BK staged through a
+// ring of shared-memory stages. Who loads the stages (every warp, or
+// producer warps beside consumer warps) and how the two sides synchronise
+// (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
+// barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
+// (through registers, or cp.async) is the producer kind.
+// Variant: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace bartune_sgemm_nvidia_h200_sm90_v8 {
+
+// The tile shape, the shared-memory layout and the call's arguments, shared
+// by the loaders, the compute and the schedules.
+constexpr int kBM = 64, kBN = 64, kBK = 16;  // block tile, k-tile
+constexpr int kTM = 8, kTN = 4;                // one consumer thread's tile of C
+// The tile of C a group of consumer threads shares (a warp's own wm x wn, or
+// the whole block tile): its threads' float4 reads of a stage stay within
+// the group's rows of A and columns of B, so a warp reads fewer distinct
+// words of each stage than when its threads spread over the whole tile.
+constexpr int kWM = 64, kWN = 64;
+constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
+constexpr int kStages = 4;
+constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
+constexpr int kProducerThreads = 64;
+constexpr int kThreads = kConsumerThreads + kProducerThreads;
+constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
+constexpr int kMinArch = 80;
+// A's stage is k-major (As[k][m], transposed on the way in, so a thread
+// reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
+// cp.async can fill it); kPad floats after each row spread the banks.
+constexpr bool kAKMajor = false;
+constexpr int kPad = 4;
+constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
+constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
+constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
+constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
+constexpr int kSmemBytes = 37376;
+constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
+constexpr int kSplit = 16;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
+constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
+constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
+static_assert(kSmemBytes == kBarArea + (kStagesBytes > kSumBytes ? kStagesBytes : kSumBytes),
+              "space and template disagree on shared memory");
+static_assert(kConsumerThreads % 32 == 0, "consumers are whole warps");
+static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % kTM == 0 && kWN % kTN == 0 &&
+                  (kGroupThreads % 32 == 0 || kGroupThreads == kConsumerThreads),
+              "groups of whole warps tile the block tile");
+static_assert(kBK % 4 == 0 && kTM % 4 == 0 && kTN % 4 == 0 && kAStride % 4 == 0,
+              "float4 fragments");
+static_assert(kStages >= 2, "a ring of at least two stages");
+static_assert(kMinArch >= 70, "the barrier kinds start at compute capability 7.0");
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+struct Gemm {
+    int M, N, K, lda, ldb, ldc;
+    float alpha, beta;
+    const float* __restrict__ A;
+    const float* __restrict__ B;
+    float* __restrict__ C;
+    bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
+    int m0, n0;                // this block's tile of C
+    int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+    float* scratch;            // split-K: a counter per tile (kCounterWords), then each tile's kSplit partial tiles
+};
+
+// This block's tile: row-major over the grid, or in groups of kGroup tile
+// rows so that blocks running at once share rows of A and columns of B in L2.
+__device__ __forceinline__ void tile_of(int& tm, int& tn) {
+    if (kGroup == 0) {
+        tm = blockIdx.y;
+        tn = blockIdx.x / kSplit;
+        return;
+    }
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x, per_group = kGroup * tiles_n;
+    const int first = id / per_group * kGroup;
+    const int rows = min(kGroup, tiles_m - first);
+    tm = first + id % per_group % rows;
+    tn = id % per_group / rows;
+}
+
+__device__ __forceinline__ bool vec_ok(const float* p, int ld) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
+}
+
+__device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
+                                          const float* B, int ldb, float beta, float* C, int ldc) {
+    const int total = (K + kBK - 1) / kBK, per = (total + kSplit - 1) / kSplit;
+    const int kt0 = kSplit > 1 ? (int)(blockIdx.x % kSplit) * per : 0;
+    const int count = kSplit > 1 ? max(0, min(per, total - kt0)) : total;
+    Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
+           vec_ok(C, ldc), 0, 0, kt0, count};
+    int tm, tn;
+    tile_of(tm, tn);
+    g.m0 = tm * kBM;
+    g.n0 = tn * kBN;
+    return g;
+}
+
+// Whether k-tile k0.. of this block lies inside both matrices: every tile
+// but the last row and column of tiles and a partial last k-tile. Its loads
+// need no check of their own: the loaders test this once per k-tile instead
+// of every float4 and element against the edges (ncu of the 4096^3 best:
+// 2.67 G instructions issued against cuBLAS's 2.44 G, most of the
+// difference the checks; 3.0634 -> 2.9208 ms without them, NOTES.md
+// 2026-12-03).
+__device__ __forceinline__ bool inside_tile(const Gemm& g, int k0) {
+    return g.m0 + kBM <= g.M && g.n0 + kBN <= g.N && k0 + kBK <= g.K;
+}
+
+__device__ __forceinline__ float* a_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + s * kAStage;
+}
+__device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
+    return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+
+// Consumers: each thread accumulates a kTM x kTN tile of C in registers,
+// within its group's kWM x kWN tile (a warp's, or the whole block's). Its
+// rows are kTM / 4 runs of 4, spread kWM / (kTM / 4) apart within the group
+// (likewise its columns), so that a warp's float4 reads of a stage hit
+// distinct banks or broadcast, never the same bank twice.
+struct Place {
+    int r0, c0;      // the group's tile of C within the block's
+    int lrow, lcol;  // this thread within the group
+};
+__host__ __device__ __forceinline__ Place place_of(int ctid) {
+    const int grp = ctid / kGroupThreads, lane = ctid % kGroupThreads;
+    return {grp / (kBN / kWN) * kWM, grp % (kBN / kWN) * kWN, lane / (kWN / kTN), lane % (kWN / kTN)};
+}
+__host__ __device__ __forceinline__ int row_of(const Place& p, int i) {
+    return p.r0 + i / 4 * (kWM / (kTM / 4)) + p.lrow * 4 + i % 4;
+}
+__host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
+    return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
+}
+
+// One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
+__device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
+                                             float (&acc)[kTM][kTN]) {
+    const Place pl = place_of(ctid);
+#pragma unroll
+    for (int kk = 0; kk < kBK; kk += 4) {
+        float a[4][kTM], b[4][kTN];
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4) {
+                const float4 v = *reinterpret_cast<const float4*>(Bs + (kk + q) * kBN + col_of(pl, j));
+                b[q][j] = v.x, b[q][j + 1] = v.y, b[q][j + 2] = v.z, b[q][j + 3] = v.w;
+            }
+#pragma unroll
+        for (int i = 0; i < kTM; ++i) {  // four k of one row of A at once
+            const float4 v = *reinterpret_cast<const float4*>(As + row_of(pl, i) * kAStride + kk);
+            a[0][i] = v.x, a[1][i] = v.y, a[2][i] = v.z, a[3][i] = v.w;
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int i = 0; i < kTM; ++i)
+#pragma unroll
+                for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
+    }
+}
+
+// C = alpha * acc + beta * C for this thread's elements inside M x N; C is
+// not read when beta is 0 (BLAS: C may hold anything then).
+__device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float (&acc)[kTM][kTN]) {
+    const Place pl = place_of(ctid);
+    const bool read_c = g.beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < kTM; ++i) {
+        const int gm = g.m0 + row_of(pl, i);
+        if (gm >= g.M) continue;
+        float* crow = g.C + (long long)gm * g.ldc;
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4) {
+            const int gn = g.n0 + col_of(pl, j);
+            if (g.c_vec && gn + 4 <= g.N) {
+                float4 c = read_c ? *reinterpret_cast<const float4*>(crow + gn) : make_float4(0, 0, 0, 0);
+                c.x = fmaf(g.alpha, acc[i][j], g.beta * c.x);
+                c.y = fmaf(g.alpha, acc[i][j + 1], g.beta * c.y);
+                c.z = fmaf(g.alpha, acc[i][j + 2], g.beta * c.z);
+                c.w = fmaf(g.alpha, acc[i][j + 3], g.beta * c.w);
+                *reinterpret_cast<float4*>(crow + gn) = c;
+            } else {
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    if (gn + r < g.N)
+                        crow[gn + r] = fmaf(g.alpha, acc[i][j + r], read_c ? g.beta * crow[gn + r] : 0.0f);
+            }
+        }
+    }
+}
+
+// scratch_sum = spread: once a tile's kSplit blocks have written their
+// partials (consecutive blocks, blockIdx.x % kSplit the slice: the block scheduler
+// starts them in order, so the blocks a block waits for run or have run),
+// block r adds share r of the tile's float4s over the slots in split order
+// (the same sums every launch) and stores them, every thread taking part:
+// each block reads 1 / kSplit of what the last block alone would. The
+// counter goes on to 2 kSplit, each block counting again once it saw the
+// kSplit arrivals, and the last of those leaves it zero for the next launch
+// (launch().scratch_zero_kept): by then no block of the tile still waits.
+__device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, unsigned* count) {
+    if (threadIdx.x == 0) {
+        atomicAdd(count, 1u);
+        unsigned n;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(count) : "memory");
+        while (n < kSplit);
+        atomicInc(count, 2 * kSplit - 1);  // past 2 kSplit - 1: 0
+    }
+    __syncthreads();  // the others' partials are read after thread 0 saw them counted
+    constexpr int kQuads = kBM * kBN / 4;
+    const int r = blockIdx.x % kSplit, e1 = (r + 1) * kQuads / kSplit;
+    const bool read_c = g.beta != 0.0f;
+    for (int e = r * kQuads / kSplit + threadIdx.x; e < e1; e += kThreads) {
+        float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int z = 0; z < kSplit; ++z) {  // L2: other SMs wrote them
+            const float4 v = __ldcg(reinterpret_cast<const float4*>(slots) + z * kQuads + e);
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+        const int gm = g.m0 + e / (kBN / 4), gn = g.n0 + e % (kBN / 4) * 4;
+        if (gm >= g.M) continue;
+        float* c = g.C + (long long)gm * g.ldc + gn;
+        const float v[4] = {s.x, s.y, s.z, s.w};
+        if (g.c_vec && gn + 4 <= g.N) {
+            float4 o = read_c ? *reinterpret_cast<const float4*>(c) : make_float4(0, 0, 0, 0);
+            *reinterpret_cast<float4*>(c) = make_float4(fmaf(g.alpha, v[0], g.beta * o.x), fmaf(g.alpha, v[1], g.beta * o.y),
+                                                        fmaf(g.alpha, v[2], g.beta * o.z), fmaf(g.alpha, v[3], g.beta * o.w));
+        } else {
+            for (int q = 0; q < 4 && gn + q < g.N; ++q) c[q] = fmaf(g.alpha, v[q], read_c ? g.beta * c[q] : 0.0f);
+        }
+    }
+}
+
+// The tile's end: stored by each consumer (ctid >= 0); under split-K the
+// blocks of the cluster (every thread, producers too, takes part in the
+// cluster barriers) first add their sums into the first block's shared
+// memory, where its stages were, and only the first block stores.
+__device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
+                                            float (&acc)[kTM][kTN]) {
+    // Split-K through scratch memory: each block writes its partial tile to
+    // its slot; the last of the tile's kSplit blocks to arrive (a counter per
+    // tile) sums the slots in split order, the same sums every launch, and
+    // stores. Blocks of a tile need not run at once. Only the counters are
+    // zero at launch (launch().scratch_zero: whole 256-byte lines of them,
+    // which keeps the slots 16-byte aligned), and the kernel leaves them
+    // zero (scratch_zero_kept: the last block's atomicInc wraps its count to
+    // 0); every slot is written before it is read.
+    (void)smem;
+    const long long tiles = (long long)gridDim.x / kSplit * gridDim.y, tile = (long long)blockIdx.y * (gridDim.x / kSplit) + blockIdx.x / kSplit;
+    const long long counter_words = (tiles + 63) / 64 * 64;
+    float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
+    unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
+    const Place pl = place_of(ctid);
+    if (ctid >= 0)
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4) {
+                float* slot = slots + (blockIdx.x % kSplit) * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                *reinterpret_cast<float4*>(slot) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            }
+    __threadfence();  // this block's partial is visible before its count
+    __syncthreads();
+    spread_sum(g, slots, count);
+}
+// Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
+// kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
+// (one per thread, or one per warp). Waiters spin on try_wait.parity with
+// the phase bit of the stage's current round.
+constexpr int kFullCount = 64;
+constexpr int kEmptyCount = 4;
+static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
+__device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * s);
+}
+__device__ __forceinline__ uint32_t empty_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * (kStages + s));
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// try_wait (sm_90) suspends the thread for a while inside the instruction;
+// sm_80 has only the non-blocking test_wait.
+#if __CUDA_ARCH__ >= 900
+#define BARTUNE_MBAR_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
+#else
+#define BARTUNE_MBAR_WAIT "mbarrier.test_wait.parity.shared::cta.b64"
+#endif
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     BARTUNE_MBAR_WAIT " p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void sync_init(unsigned char* smem) {
+    for (int s = 0; s < kStages; ++s) {
+        mbar_init(full_bar(smem, s), kFullCount);
+        mbar_init(empty_bar(smem, s), kEmptyCount);
+    }
+}
+__device__ __forceinline__ void producer_acquire(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(empty_bar(smem, s), parity);
+}
+__device__ __forceinline__ void producer_commit(unsigned char* smem, int s) {
+    mbar_arrive(full_bar(smem, s));
+}
+__device__ __forceinline__ void consumer_wait(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(full_bar(smem, s), parity);
+}
+__device__ __forceinline__ void consumer_release(unsigned char* smem, int s) {
+    __syncwarp();  // the warp's reads of the stage are done before lane 0 arrives
+    if ((threadIdx.x & 31) == 0) mbar_arrive(empty_bar(smem, s));
+}
+// cp.async loaders (sm_80+): kLoaders threads copy a k-tile of A and of B
+// from global to shared memory with no registers in between; bytes past the
+// matrix's edge are zero-filled by the copy (src-size < cp-size). 16-byte
+// copies where the operand allows them (aligned, and for A an m-major
+// stage); 4-byte ones otherwise, which also transpose A into a k-major stage.
+constexpr int kAUnits = kBM * kBK / 4, kBUnits = kBK * kBN / 4;  // float4s per tile
+constexpr int kAIters = (kAUnits + kLoaders - 1) / kLoaders;
+constexpr int kBIters = (kBUnits + kLoaders - 1) / kLoaders;
+
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool inside) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(inside ? 4 : 0)
+                 : "memory");
+}
+
+// Four consecutive elements of a row (`left` of them inside it, none when
+// the row is outside) to dst[0..3] (step 1) or dst[0], dst[step], ... .
+__device__ __forceinline__ void copy4(float* dst, int step, const float* row, const float* base,
+                                      int left, bool vec) {
+    if (vec && step == 1) {  // aligned source: one copy, zero-filled past `left`
+        const int bytes = left <= 0 ? 0 : (left >= 4 ? 16 : 4 * left);
+        cp_async16(dst, bytes ? row : base, bytes);
+        return;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) cp_async4(dst + q * step, q < left ? row + q : base, q < left);
+}
+
+// A k-tile inside both matrices (inside_tile): whole copies with no checks,
+// 16 bytes where kVec (both operands aligned) and the stage's layout allow.
+template <bool kVec>
+__device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
+              g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, g.A, 4, kVec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, g.B, 4, kVec);
+    }
+}
+
+__device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
+    const int k0 = (g.kt0 + kt) * kBK;
+    if (inside_tile(g, k0)) {  // no checks and no zero fill
+        if (g.a_vec && g.b_vec)
+            issue_inside<true>(g, k0, ptid, As, Bs);
+        else
+            issue_inside<false>(g, k0, ptid, As, Bs);
+        return;
+    }
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (u >= kAUnits) break;
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        const int gm = g.m0 + row, gk = k0 + kq;
+        float* dst = kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq;
+        copy4(dst, kAKMajor ? kAStride : 1, g.A + (long long)(gm < g.M ? gm : 0) * g.lda + gk, g.A,
+              gm < g.M ? g.K - gk : 0, g.a_vec);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+        const int u = ptid + it * kLoaders;
+        if (u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        const int gk = k0 + kr, gn = g.n0 + nq;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(gk < g.K ? gk : 0) * g.ldb + gn, g.B,
+              gk < g.K ? g.N - gn : 0, g.b_vec);
+    }
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// A producer's share of k-tile kt into stage s; the stage is signalled full
+// when the copies have landed: by the copies themselves on an mbarrier
+// (noinc: this thread's arrival is one of the kFullCount the barrier
+// expects), else after waiting for them.
+__device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
+    issue(g, kt, ptid, a_stage(smem, s), b_stage(smem, s));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full_bar(smem, s))
+                 : "memory");
+}
+// Warp-specialised (the seed's split arrive/wait, CUTLASS's pipeline):
+// producer warps fill a ring of kStages stages, consumer warps compute from
+// it; producers wait only for empty[s], consumers only for full[s]. The
+// first kStages fills need no wait and the last kStages drains no release,
+// so both sides arrive the same number of times on every barrier.
+__device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem) {
+    const int tid = threadIdx.x;
+    if (tid == 0) sync_init(smem);
+    __syncthreads();  // no thread may touch a barrier before init
+    float acc[kTM][kTN] = {};
+    if (tid < kProducerThreads) {
+        for (int kt = 0; kt < g.ktiles; ++kt) {
+            const int s = kt % kStages;
+            const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+            if (kt >= kStages) producer_acquire(smem, s, phase ^ 1u);
+            produce(g, kt, tid, smem, s);
+        }
+        if (kSplit > 1) finish_tile(g, smem, -1, acc);  // the cluster's barriers count producers too
+        return;
+    }
+    const int ctid = tid - kProducerThreads;
+    for (int kt = 0; kt < g.ktiles; ++kt) {
+        const int s = kt % kStages;
+        const uint32_t phase = (uint32_t)((kt / kStages) & 1);
+        consumer_wait(smem, s, phase);
+        compute_tile(a_stage(smem, s), b_stage(smem, s), ctid, acc);
+        if (kt + kStages < g.ktiles) consumer_release(smem, s);
+    }
+    finish_tile(g, smem, ctid, acc);
+}
+
+#endif  // arch guard
+
+#define BARTUNE_CLUSTER
+static __global__ void __launch_bounds__(kThreads, 2) BARTUNE_CLUSTER
+bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+               float* scratch) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(128) unsigned char smem[];
+    Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
+    run_schedule(g, smem);
+#else
+    __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
+#endif
+}
+#undef BARTUNE_CLUSTER  // the next variant of a header defines its own
+
+}  // namespace bartune_sgemm_nvidia_h200_sm90_v8
+
+namespace bartune_sgemm_nvidia_h200_sm90_v8 {
+using namespace bartune_common;  // the helpers, probe and encoder (written once)
+
+// Whether this binary holds the kernel for the current device (see usable_code).
+inline bool usable() {
+    static std::atomic<signed char> bt_cache[64];
+    return usable_code((const void *)bt_kernel, 80, false, bt_cache);
+}
+
+// Launch geometry from the space's launch(), as measured.
+inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc, cudaStream_t stream) {
+    const long long bt_s_M = (long long)M;
+    (void)bt_s_M;
+    const long long bt_s_N = (long long)N;
+    (void)bt_s_N;
+    const long long bt_s_K = (long long)K;
+    (void)bt_s_K;
+    const long long bt_s_lda = (long long)lda;
+    (void)bt_s_lda;
+    const long long bt_s_ldb = (long long)ldb;
+    (void)bt_s_ldb;
+    const long long bt_s_ldc = (long long)ldc;
+    (void)bt_s_ldc;
+    int bt_dev = 0, bt_sms = 0;
+    cudaError_t bt_e = cudaGetDevice(&bt_dev);
+    if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
+    if (bt_e != cudaSuccess) return bt_e;
+    const long long bt_grid_x = ((bt_ceil_div(bt_s_N, 64LL) * 16LL));
+    const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
+    const long long bt_grid_z = 1LL;
+    const long long bt_block_x = 192LL;
+    const long long bt_block_y = 1LL;
+    const long long bt_block_z = 1LL;
+    const long long bt_smem = 37376LL;
+    if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
+    const long long bt_scratch = ((((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL) + (((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 16LL) * 64LL) * 64LL) * 4LL)));
+    const long long bt_scratch_zero = (((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
+    // cudaFuncSetAttribute clears an error the caller left pending (seen with
+    // CUDA 13.0): the kernel's limit is read, and raised, only while it is
+    // below what a call needs (kept per device and context: cudaDeviceReset
+    // forgets it), so only a context's first call of a variant can clear
+    // one, and later calls pay no query
+    static std::atomic<long long> bt_limit[64];
+    static std::atomic<unsigned long long> bt_limit_ctx[64];
+    const bool bt_known = bt_dev >= 0 && bt_dev < 64;
+    const unsigned long long bt_ctx = bartune_scratch::bt_context_id();
+    if (!bt_known || !bt_ctx || bt_limit_ctx[bt_dev].load(std::memory_order_acquire) != bt_ctx ||
+        bt_limit[bt_dev].load(std::memory_order_acquire) < bt_smem) {
+        cudaFuncAttributes bt_fa;
+        bt_e = cudaFuncGetAttributes(&bt_fa, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fa.maxDynamicSharedSizeBytes < (int)bt_smem)
+            bt_e = cudaFuncSetAttribute(bt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bt_smem);
+        if (bt_e != cudaSuccess) return bt_e;
+        if (bt_known && bt_limit_ctx[bt_dev].load() != bt_ctx) {  // a new context: its own limit
+            bt_limit[bt_dev].store(bt_smem);
+            bt_limit_ctx[bt_dev].store(bt_ctx, std::memory_order_release);
+        }
+        long long bt_seen = bt_known ? bt_limit[bt_dev].load() : bt_smem;
+        while (bt_seen < bt_smem && !bt_limit[bt_dev].compare_exchange_weak(bt_seen, bt_smem)) {
+        }
+    }
+    // the launch's own error, returned (no cudaGetLastError: an error the
+    // caller left pending stays the caller's)
+    auto bt_launch = [&](void *bt_ws) -> cudaError_t {
+        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+        return cudaLaunchKernel((const void *)bt_kernel,
+            dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
+            dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    };
+    // the kernel leaves the zero prefix zero (launch().scratch_zero_kept)
+    return bartune_scratch::with_kept((size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev, stream, bt_launch);
+}
+
+// The header's entry for an sgemm variant (bartune emit). Its kernels take
+// any leading dimension and alignment (the check sizes verify odd ones and
+// unaligned pointers), so the tuned kernel takes every valid call with a
+// product to add. BLAS's conventions: M or N = 0 is a no-op, K = 0 or alpha
+// = 0 scales C by beta (a kernel of its own, A and B not read); a null
+// matrix a non-empty call reads or writes, a leading dimension below its
+// row, or a size within 4096 of INT_MAX, is cudaErrorInvalidValue.
+// The kernels' tile arithmetic is 32-bit: a size within a few tiles of
+// INT_MAX would wrap it (no k-tiles at all, or a last tile taken for a
+// whole one), so such calls are refused rather than computed wrong.
+constexpr int kMaxSize = 2147483647 - 4096;
+inline bool shape_ok(int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                     const float* C, int ldc) {
+    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < N || ldc < N) return false;
+    if (M > kMaxSize || N > kMaxSize || K > kMaxSize) return false;
+    return M == 0 || N == 0 || (C && (K == 0 || (A && B)));
+}
+
+inline const char* fallback_reason(int M, int N, int K, float alpha, const float* A, int lda,
+                                   const float* B, int ldb, float beta, float* C, int ldc) {
+    (void)beta;
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc))
+        return "an invalid call (a negative size, one above 2^31 - 4097, a leading dimension "
+               "below its row, a null matrix): cudaErrorInvalidValue";
+    if (M == 0 || N == 0) return "an empty C: nothing to do";
+    if (K == 0 || alpha == 0.0f) return "K = 0 or alpha = 0: C = beta C, A and B not read (BLAS)";
+    return nullptr;
+}
+
+// BLAS's C = beta C where K = 0 or alpha = 0: A and B are not read (a NaN or
+// an Inf there never reaches C through 0 x NaN), nor C where beta = 0.
+static __global__ void scale_c(int M, int N, float beta, float* C, int ldc) {
+    const long long n = (long long)M * N, step = (long long)gridDim.x * blockDim.x;
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
+        float* c = C + e / N * ldc + e % N;
+        *c = beta != 0.0f ? beta * *c : 0.0f;
+    }
+}
+
+// A grid has at most 65535 blocks along y, where the kernels put their
+// tiles' rows: a call of more rows than that many tiles hold runs as
+// launches of kRowsPerLaunch rows each, A's and C's pointers moved to them
+// (each element's sum is the same as in one launch).
+constexpr long long kRowsPerLaunch = 65535LL * kBM;
+inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                       int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    if (!shape_ok(M, N, K, A, lda, B, ldb, C, ldc)) return cudaErrorInvalidValue;
+    if (M == 0 || N == 0) return cudaSuccess;
+    if (K == 0 || alpha == 0.0f) {
+        const long long blocks = ((long long)M * N + 255) / 256;
+        void* args[] = {&M, &N, &beta, &C, &ldc};
+        // the launch's own error (an error the caller left pending stays theirs)
+        return cudaLaunchKernel((const void*)scale_c, dim3((unsigned)(blocks < 65536 ? blocks : 65536)), dim3(256),
+                                args, 0, stream);
+    }
+    for (long long m0 = 0; m0 < M; m0 += kRowsPerLaunch) {
+        const int rows = (int)(M - m0 < kRowsPerLaunch ? M - m0 : kRowsPerLaunch);
+        const cudaError_t e = launch_kernel(rows, N, K, alpha, A + m0 * lda, lda, B, ldb, beta, C + m0 * ldc, ldc, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+}  // namespace bartune_sgemm_nvidia_h200_sm90_v8
 
