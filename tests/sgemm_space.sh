@@ -101,7 +101,7 @@ check "scratch_sum=last" "$tmp/last.ptx" 'atom\.global\.inc\.u32' -- 'atom\.glob
 # holds neither. bartune compile builds that variant, alone, for sm_90a.
 twin_renders regs none setmaxnreg barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=16 tm=8 tn=8 \
     warp=tall stages=3 a_layout=k raster=row min_blocks=1
-rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag"
+rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag tail=1"
 "$bartune" render gen/sgemm.lua $rich regs=setmaxnreg >"$tmp/rich.cu" || { echo "render $rich regs=setmaxnreg"; fail=1; }
 ! "$bartune" render gen/sgemm.lua $rich regs=none >/dev/null 2>&1 || { echo "$rich fits 168 registers without setmaxnreg?"; fail=1; }
 "$nvcc" -ptx -gencode=arch=compute_90a,code=sm_90a -std=c++17 -o "$tmp/rich.ptx" "$tmp/rich.cu" &&
