@@ -181,7 +181,8 @@ end })
 -- the last slice to finish. Declared with 1 as the default (records stay
 -- current), where no other split is.
 param("tail", { 1, 3, 4 }, { default = 1, when = function(c)
-  return (c.split or 1) == 1 and (c.scratch_split or 1) == 1 and c.bm * c.bn >= 64 * 128 and c.producer == "cp_async"
+  return (c.split or 1) == 1 and (c.scratch_split or 1) == 1 and c.bm * c.bn >= 64 * 128 and c.producer == "cp_async" and
+      (c.loaders ~= "all" or c.raster == "row")
 end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
@@ -235,6 +236,18 @@ derive(function(c, dev)
   end
 end)
 
+-- tail with every warp loading (tail.cuh's rows): tiles_n x (tiles_m + L (s
+-- - 1)) blocks, the last L rows of tiles split, L rows covering the r tiles
+-- (and no more rows than a grid's 65535: the header's launches of 65535
+-- rows of tiles split nothing).
+local function tail_rows_launch(c, s, r, smem)
+  local tiles_n, tiles_m = ceil_div(s.N, c.bn), ceil_div(s.M, c.bm)
+  local rows = min(ceil_div(r, tiles_n), max(65535 - tiles_m, 0) // (c.tail - 1))
+  local counters = ceil_div(rows * tiles_n, 64) * 64 * 4
+  return { grid = { tiles_n, tiles_m + rows * (c.tail - 1) }, block = { c.threads }, smem = smem, min_cc = c.min_cc,
+           scratch = counters + rows * tiles_n * c.tail * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+end
+
 -- tail = s: one dimension of blocks, the T - r whole tiles and then r tiles
 -- of s slices each, r = T % (SMs x min_blocks); the kernel reads r back
 -- from gridDim.x. Scratch: a counter per split tile (whole 256-byte lines,
@@ -242,6 +255,7 @@ end)
 local function tail_launch(c, s, dev, smem)
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
   local r = tiles % (dev.sms * c.min_blocks)
+  if c.loaders == "all" then return tail_rows_launch(c, s, r, smem) end
   local counters = ceil_div(r, 64) * 64 * 4
   return { grid = { tiles + r * (c.tail - 1) }, block = { c.threads }, smem = smem, min_cc = c.min_cc,
            scratch = counters + r * c.tail * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }

@@ -118,5 +118,10 @@ twin_renders tail 1 3 barrier=mbarrier producer=cp_async producer_warps=4 bm=64 
     warp=block stages=4 a_layout=k raster=grouped min_blocks=2 fma_order=zigzag
 "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/tail.ptx" "$tmp/tail_3.cu" || { echo "nvcc -ptx: tail=3"; fail=1; }
 check "tail=3" "$tmp/tail.ptx" 'bar\.sync\s+15, 128' 'atom(\.global)?\.inc\.u32' 'mov\.u32\s+%r[0-9]+, %nctaid\.x'
+# every warp loading: whole rows of tiles by blockIdx.y, the last rows split
+"$bartune" render gen/sgemm.lua barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 \
+    warp=tall stages=2 a_layout=k raster=row min_blocks=2 fma_order=zigzag tail=3 >"$tmp/rows.cu" &&
+    "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/rows.ptx" "$tmp/rows.cu" || { echo "tail=3, loaders=all"; fail=1; }
+check "tail=3 (loaders=all)" "$tmp/rows.ptx" 'bar\.sync\s+15, 256' 'mov\.u32\s+%r[0-9]+, %nctaid\.y'
 [ $fail = 0 ] && echo "sgemm: $i variants of every kind render and compile for sm_90 and sm_80"
 exit $fail

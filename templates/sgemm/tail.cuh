@@ -49,6 +49,31 @@ __device__ __forceinline__ TailSplit tail_split(int M, int N) {
 __device__ __forceinline__ int tail_slice(const TailSplit& ts) {
     return (int)blockIdx.x < ts.whole ? -1 : ((int)blockIdx.x - ts.whole) % kTail;
 }
+//% if loaders == "all" then
+
+// Every warp loading (loaders = all, raster = row): whole rows of tiles
+// instead, so that a whole tile's block is make_gemm's (its tile from
+// blockIdx, which the compiler reads again rather than hold: at the 128
+// registers of two blocks an SM, a tile index held through the main loop
+// spilled ~110 bytes of the 64 x 256 x 32 kind). A grid of tiles_n x
+// (tiles_m + L (kTail - 1)): rows below tiles_m - L are whole tiles, then
+// kTail times L rows of slices of the last L rows of tiles (launch(): L
+// rows cover T % S tiles).
+struct TailRows {
+    int whole, split;  // rows of tiles
+};
+__device__ __forceinline__ unsigned rows_now() {
+    unsigned n;
+    asm volatile("mov.u32 %0, %%nctaid.y;" : "=r"(n));
+    return n;
+}
+__device__ __forceinline__ TailRows tail_rows(int M) {
+    const int tiles_m = (M + kBM - 1) / kBM, grid = (int)rows_now();
+    const int split = (grid - tiles_m) / (kTail - 1);
+    if (split < 0 || split > tiles_m || tiles_m + split * (kTail - 1) != grid) __trap();  // a grid launch() never gives
+    return {tiles_m - split, split};
+}
+//% end
 
 // The scratch memory's address, kept in shared memory rather than the Gemm:
 // a register pair held through the main loop spilled the all-warps 64 x 256
@@ -90,15 +115,25 @@ __device__ __forceinline__ void consumers_sync() {
 // only (producers may have left: a named barrier of the consumers).
 __device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc)[kTM][kTN]) {
     if (ctid < 0) return;
+//% if loaders == "all" then
+    const TailRows tr = tail_rows(g.M);
+    const int slice = (int)blockIdx.y < tr.whole ? -1 : ((int)blockIdx.y - tr.whole) / tr.split;
+//% else
     const TailSplit ts = tail_split(g.M, g.N);
     const int slice = tail_slice(ts);
+//% end
     if (slice < 0) {
         store_tile(g, ctid, acc);
         return;
     }
     __shared__ bool last;
+//% if loaders == "all" then
+    const int tile = ((int)blockIdx.y - tr.whole) % tr.split * (int)gridDim.x + (int)blockIdx.x;  // of the split ones
+    const long long counter_words = ((long long)tr.split * gridDim.x + 63) / 64 * 64;
+//% else
     const int tile = ((int)blockIdx.x - ts.whole) / kTail;  // of the split ones
     const long long counter_words = ((long long)ts.split + 63) / 64 * 64;
+//% end
     float* const scratch = tail_scratch;
     float* slots = scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
     unsigned* count = reinterpret_cast<unsigned*>(scratch) + tile;
