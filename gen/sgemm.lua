@@ -179,7 +179,8 @@ end })
 -- the unaligned operands bought nothing (pack, below). tail = s splits each
 -- of those T % S tiles into s slices of K, summed through scratch memory by
 -- the last slice to finish. Declared with 1 as the default (records stay
--- current), where no other split is.
+-- current), where no other split is; with every warp loading only in row
+-- raster (whole tiles there take make_gemm's tile from blockIdx, tail.cuh).
 param("tail", { 1, 3, 4 }, { default = 1, when = function(c)
   return (c.split or 1) == 1 and (c.scratch_split or 1) == 1 and c.bm * c.bn >= 64 * 128 and c.producer == "cp_async" and
       (c.loaders ~= "all" or c.raster == "row")
@@ -240,25 +241,27 @@ end)
 -- - 1)) blocks, the last L rows of tiles split, L rows covering the r tiles
 -- (and no more rows than a grid's 65535: the header's launches of 65535
 -- rows of tiles split nothing).
-local function tail_rows_launch(c, s, r, smem)
-  local tiles_n, tiles_m = ceil_div(s.N, c.bn), ceil_div(s.M, c.bm)
-  local rows = min(ceil_div(r, tiles_n), max(65535 - tiles_m, 0) // (c.tail - 1))
-  local counters = ceil_div(rows * tiles_n, 64) * 64 * 4
-  return { grid = { tiles_n, tiles_m + rows * (c.tail - 1) }, block = { c.threads }, smem = smem, min_cc = c.min_cc,
-           scratch = counters + rows * tiles_n * c.tail * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+-- A tail launch of `grid` that splits `split` tiles. Scratch: a counter per
+-- split tile (whole 256-byte lines, kept zero by the kernel), then their s
+-- partial tiles each.
+local function tail_geometry(c, grid, split, smem)
+  local counters = ceil_div(split, 64) * 64 * 4
+  return { grid = grid, block = { c.threads }, smem = smem, min_cc = c.min_cc,
+           scratch = counters + split * c.tail * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
 end
 
--- tail = s: one dimension of blocks, the T - r whole tiles and then r tiles
--- of s slices each, r = T % (SMs x min_blocks); the kernel reads r back
--- from gridDim.x. Scratch: a counter per split tile (whole 256-byte lines,
--- kept zero by the kernel), then their s partial tiles each.
+-- tail = s: r = T % (SMs x min_blocks) tiles split. One dimension of
+-- blocks, the T - r whole tiles and then r tiles of s slices each (the
+-- kernel reads r back from gridDim.x); with every warp loading (tail.cuh's
+-- rows) tiles_n x (tiles_m + L (s - 1)) blocks, the last L rows of tiles
+-- split, L rows covering the r tiles (and no more rows than a grid's 65535:
+-- the header's launches of 65535 rows of tiles split nothing).
 local function tail_launch(c, s, dev, smem)
-  local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
-  local r = tiles % (dev.sms * c.min_blocks)
-  if c.loaders == "all" then return tail_rows_launch(c, s, r, smem) end
-  local counters = ceil_div(r, 64) * 64 * 4
-  return { grid = { tiles + r * (c.tail - 1) }, block = { c.threads }, smem = smem, min_cc = c.min_cc,
-           scratch = counters + r * c.tail * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+  local tiles_n, tiles_m = ceil_div(s.N, c.bn), ceil_div(s.M, c.bm)
+  local r = tiles_n * tiles_m % (dev.sms * c.min_blocks)
+  if c.loaders ~= "all" then return tail_geometry(c, { tiles_n * tiles_m + r * (c.tail - 1) }, r, smem) end
+  local rows = min(ceil_div(r, tiles_n), max(65535 - tiles_m, 0) // (c.tail - 1))
+  return tail_geometry(c, { tiles_n, tiles_m + rows * (c.tail - 1) }, rows * tiles_n, smem)
 end
 
 -- One block per tile of C (per slice of K under split-K); what the runner
@@ -268,11 +271,11 @@ end
 -- partial tiles per tile (written before they are read).
 launch(function(c, s, dev)
   local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes
+  if (c.tail or 1) > 1 then return tail_launch(c, s, dev, smem) end
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
   local counters = ceil_div(tiles, 64) * 64 * 4
   local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }
   if c.scratch_sum == "spread" then grid = { ceil_div(s.N, c.bn) * ksplit(c), ceil_div(s.M, c.bm), 1 } end
-  if (c.tail or 1) > 1 then return tail_launch(c, s, dev, smem) end
   return { grid = grid, block = { c.threads },
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,
