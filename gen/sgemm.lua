@@ -185,6 +185,15 @@ param("tail", { 1, 3, 4 }, { default = 1, when = function(c)
   return (c.split or 1) == 1 and (c.scratch_split or 1) == 1 and c.bm * c.bn >= 64 * 128 and c.producer == "cp_async" and
       (c.loaders ~= "all" or c.raster == "row")
 end })
+-- Stream-K after rounds of whole tiles (templates/sgemm/streamk.cuh): the
+-- last S + T % S tiles (all T where T < S) shared out as equal runs of
+-- k-tiles over S blocks, each run crossing tile edges in one ring, so no
+-- slot idles in a last, partly filled round (4096^3's 512 tiles of 128 x
+-- 256 are 3.88 rounds of 132; 2048^3's 128 leave 4 SMs idle). The
+-- register-rich kinds only, where the large shapes' bests are.
+param("stream_k", { 0, 1 }, { default = 0, when = function(c)
+  return c.regs == "setmaxnreg" and (c.tail or 1) == 1
+end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
 local ksplit = function(c) return math.max(c.split or 1, c.scratch_split or 1) end
@@ -264,6 +273,20 @@ local function tail_launch(c, s, dev, smem)
   return tail_geometry(c, { tiles_n, tiles_m + rows * (c.tail - 1) }, rows * tiles_n, smem)
 end
 
+-- stream_k: S = SMs x min_blocks blocks a row; rows of whole tiles, T / S - 1
+-- of them (none where T < 2 S), then one row sharing out the rest (the
+-- kernel reads the split back from the grid). Scratch: a counter per shared
+-- tile (whole 256-byte lines, kept zero by the kernel), then two partial
+-- tiles a block of the last row.
+local function stream_k_launch(c, s, dev, smem)
+  local slots = dev.sms * c.min_blocks
+  local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
+  local rounds = max(tiles // slots - 1, 0)
+  local counters = ceil_div(tiles - rounds * slots, 64) * 64 * 4
+  return { grid = { slots, rounds + 1 }, block = { c.threads }, smem = smem, min_cc = c.min_cc,
+           scratch = counters + 2 * slots * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+end
+
 -- One block per tile of C (per slice of K under split-K); what the runner
 -- launches is what the header does. Split-K through scratch: a counter per
 -- tile (whole 256-byte lines: the zero prefix, which the kernel leaves zero
@@ -272,6 +295,7 @@ end
 launch(function(c, s, dev)
   local smem = c.alone == 1 and math.max(c.smem_bytes, dev.smem_per_sm // 2 + 1) or c.smem_bytes
   if (c.tail or 1) > 1 then return tail_launch(c, s, dev, smem) end
+  if (c.stream_k or 0) == 1 then return stream_k_launch(c, s, dev, smem) end
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
   local counters = ceil_div(tiles, 64) * 64 * 4
   local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }

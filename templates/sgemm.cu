@@ -34,6 +34,9 @@ namespace $(ns) {
 //% if (tail or 1) > 1 then
 //%   include("sgemm/tail_run.cuh")
 //% end
+//% if (stream_k or 0) == 1 then
+//%   include("sgemm/streamk_run.cuh")
+//% end
 
 #endif  // arch guard
 
@@ -50,7 +53,7 @@ namespace $(ns) {
 //% end
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks)) BARTUNE_CLUSTER
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$(((scratch_split or 1) > 1 or (tail or 1) > 1) and ",\n               float* scratch" or "")) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$(((scratch_split or 1) > 1 or (tail or 1) > 1 or (stream_k or 0) == 1) and ",\n               float* scratch" or "")) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
     extern __shared__ __align__(128) unsigned char smem[];
 //% if (scratch_split or 1) > 1 then
@@ -58,10 +61,12 @@ $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, in
     g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
 //% elseif (tail or 1) > 1 then
     run_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, smem);
+//% elseif (stream_k or 0) == 1 then
+    run_stream_k(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, smem);
 //% else
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 //% end
-//% if (tail or 1) == 1 then
+//% if (tail or 1) == 1 and (stream_k or 0) == 0 then
     run_schedule(g, smem);
 //% end
 #else

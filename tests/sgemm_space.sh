@@ -101,7 +101,7 @@ check "scratch_sum=last" "$tmp/last.ptx" 'atom\.global\.inc\.u32' -- 'atom\.glob
 # holds neither. bartune compile builds that variant, alone, for sm_90a.
 twin_renders regs none setmaxnreg barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=16 tm=8 tn=8 \
     warp=tall stages=3 a_layout=k raster=row min_blocks=1
-rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag tail=1"
+rich="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag tail=1 stream_k=0"
 "$bartune" render gen/sgemm.lua $rich regs=setmaxnreg >"$tmp/rich.cu" || { echo "render $rich regs=setmaxnreg"; fail=1; }
 ! "$bartune" render gen/sgemm.lua $rich regs=none >/dev/null 2>&1 || { echo "$rich fits 168 registers without setmaxnreg?"; fail=1; }
 "$nvcc" -ptx -gencode=arch=compute_90a,code=sm_90a -std=c++17 -o "$tmp/rich.ptx" "$tmp/rich.cu" &&
@@ -118,6 +118,17 @@ twin_renders tail 1 3 barrier=mbarrier producer=cp_async producer_warps=4 bm=64 
     warp=block stages=4 a_layout=k raster=grouped min_blocks=2 fma_order=zigzag
 "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/tail.ptx" "$tmp/tail_3.cu" || { echo "nvcc -ptx: tail=3"; fail=1; }
 check "tail=3" "$tmp/tail.ptx" 'bar\.sync\s+15, 128' 'atom(\.global)?\.inc\.u32' 'mov\.u32\s+%r[0-9]+, %nctaid\.x'
+# stream_k: 0 renders as before; a stream_k variant reads its share-out back
+# from the grid (rows of whole tiles in y), counts a shared tile's parts and
+# sums them on its consumers' named barrier 15
+sk="barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=4 a_layout=k
+    raster=row fma_order=zigzag regs=setmaxnreg tail=1"
+"$bartune" render gen/sgemm.lua $sk stream_k=0 >"$tmp/sk0.cu" && "$bartune" render gen/sgemm.lua $sk >"$tmp/sk.cu" 2>/dev/null &&
+    cmp -s "$tmp/sk0.cu" "$tmp/sk.cu" || { echo "stream_k=0 renders otherwise than the default"; fail=1; }
+"$bartune" render gen/sgemm.lua $sk stream_k=1 >"$tmp/sk1.cu" &&
+    "$nvcc" -ptx -gencode=arch=compute_90a,code=sm_90a -std=c++17 -o "$tmp/sk1.ptx" "$tmp/sk1.cu" || { echo "stream_k=1"; fail=1; }
+check "stream_k=1" "$tmp/sk1.ptx" 'bar\.sync\s+15, 256' 'atom(\.global)?\.inc\.u32' 'mov\.u32\s+%r[0-9]+, %nctaid\.y' \
+    'setmaxnreg\.inc\.sync\.aligned\.u32 192'
 # every warp loading: whole rows of tiles by blockIdx.y, the last rows split
 "$bartune" render gen/sgemm.lua barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=32 tm=8 tn=8 \
     warp=tall stages=2 a_layout=k raster=row min_blocks=2 fma_order=zigzag tail=3 >"$tmp/rows.cu" &&

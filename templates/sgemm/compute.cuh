@@ -171,6 +171,9 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 //% if (tail or 1) > 1 then
 //%   include("sgemm/tail.cuh")
 //% end
+//% if (stream_k or 0) == 1 then
+//%   include("sgemm/streamk.cuh")
+//% end
 //% if scratch_sum == "spread" then
 // scratch_sum = spread: once a tile's kSplit blocks have written their
 // partials (consecutive blocks, blockIdx.x % kSplit the slice: the block scheduler

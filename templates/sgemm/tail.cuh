@@ -14,18 +14,7 @@ constexpr int kTailBarrier = 15;  // named barrier of the consumers (the named k
 static_assert(kTail > 1 && kSplit == 1, "tail splits whole tiles only");
 static_assert(2 * kStages < kTailBarrier, "the named barrier kind's ids stay below the tail's");
 
-// Tile t of tiles_n x tiles_m in this block's raster order (common.cuh's tile_of on an index).
-__device__ __forceinline__ void tile_at(int t, int tiles_n, int tiles_m, int& tm, int& tn) {
-    if (kGroup == 0) {
-        tm = t / tiles_n;
-        tn = t % tiles_n;
-        return;
-    }
-    const int per_group = kGroup * tiles_n, first = t / per_group * kGroup;
-    const int rows = min(kGroup, tiles_m - first);
-    tm = first + t % per_group % rows;
-    tn = t % per_group / rows;
-}
+//% include("sgemm/tile_at.cuh")
 
 // The launch's split: its whole tiles (the first blocks) and split tiles,
 // read back from gridDim.x (launch(): tiles + split (kTail - 1) blocks).
