@@ -12,6 +12,17 @@ kinds="bm=64 bn=128 bk=16 tm=8 tn=8 warp=tall stages=3 a_layout=m raster=row min
 listed=$("$bartune" list gen/sgemm.lua $kinds 2>&1 | tail -1)
 grep -q "^17 variants" <<<"$listed" ||
     fail "the accuracy test's tile shape no longer names 9 kinds (17 variants) of gen/sgemm.lua: ${listed:0:300}"
+# the kinds that split a shape's partly filled last round: stream_k (a register-rich kind)
+# and tail with every warp loading (rows of tiles), one variant each
+splits=("barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=16 tm=8 tn=8 warp=wide stages=4
+    a_layout=k raster=row fma_order=zigzag regs=setmaxnreg stream_k=1"
+    "barrier=syncthreads loaders=all producer=cp_async bm=64 bn=256 bk=16 tm=8 tn=8 warp=wide stages=3 a_layout=k
+    raster=row min_blocks=2 fma_order=zigzag tail=3")
+for sel in "${splits[@]}"; do
+    # shellcheck disable=SC2086
+    grep -q "^1 variants" <<<"$("$bartune" list gen/sgemm.lua $sel 2>&1 | tail -1)" ||
+        fail "gen/sgemm.lua no longer names one variant of: $sel"
+done
 skip_without_gpu
 # shellcheck disable=SC2086
 "$bartune" run gen/sgemm.lua $kinds --reps 10 --timeout 5 --no-emit --results "$tmp/r" \
@@ -24,3 +35,14 @@ bad=$(grep -v '"status":"ok"' "$f" | head -3 | cut -c1-400)
 rms=$(grep -o '"error_rms":[0-9.e+-]*' "$f" | cut -d: -f2 | sort -g | tail -1)
 max=$(grep -o '"error_max":[0-9.e+-]*' "$f" | cut -d: -f2 | sort -g | tail -1)
 echo "136 of 136 sgemm kind-and-shape measurements verified; worst error_rms $rms (limit 1.5), error_max $max (limit 32)"
+for sel in "${splits[@]}"; do
+    # shellcheck disable=SC2086
+    "$bartune" run gen/sgemm.lua $sel --reps 10 --timeout 5 --no-emit --results "$tmp/s" \
+        --kernels "$tmp/k" >"$tmp/out" 2>&1 || fail "run $sel failed: $(tail -5 "$tmp/out")"
+done
+f=$(ls "$tmp"/s/*/sgemm.jsonl)
+bad=$(grep -v '"status":"ok"' "$f" | head -3 | cut -c1-400)
+[ -z "$bad" ] || fail "stream_k or tail (every warp loading) rejected: $bad"
+n=$(grep -c '"status":"ok"' "$f")
+[ "$n" = 16 ] || fail "expected 2 split variants x 8 shapes = 16 ok records, got $n"
+echo "stream_k and tail (every warp loading): 16 of 16 verified at every shape"
