@@ -44,6 +44,7 @@ derive(function(c)
   c.barrier, c.loaders, c.producer = "syncthreads", "all", "regs"
   c.bm, c.bn, c.bk, c.tm, c.tn, c.stages = 64, 64, 16, 4, 4, 2
   c.a_layout, c.pad, c.raster, c.split, c.frag, c.fma_order, c.tail = "k", 4, "row", 1, "k4", "rows", 1
+  c.stream_k = 0
   -- split-K through scratch memory (templates/sgemm/compute.cuh) for two faults
   local spread = c.fault == "spread" or c.fault == "spread_short" or c.fault == "spread_left"
   c.scratch_split = (c.fault == "split_scratch" or c.fault:match("^scratch_") or c.fault == "counter_left" or spread)
