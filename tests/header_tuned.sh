@@ -41,10 +41,13 @@ done
 tune sgemm --size M=256 --size N=256 --size K=128 barrier=syncthreads loaders=all producer=regs bm=64 bn=64 \
     bk=8 tm=4 tn=4 a_layout=k raster=row min_blocks=1 split=1
 # a variant built for sm_90a in a space of plain ones (regs=setmaxnreg): its
-# launcher alone asks for sm_90a code, and the device's flags build it
+# launcher alone asks for sm_90a code, and the device's flags build it; it is
+# a stream_k one, whose launcher's grid (S x rounds + 1) and scratch come from launch()
 tune sgemm --size M=512 --size N=512 --size K=128 barrier=mbarrier producer=cp_async producer_warps=4 bm=128 \
-    bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag regs=setmaxnreg
+    bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag regs=setmaxnreg stream_k=1
 h=$tmp/k/fake-gpu-sm90/sgemm.cuh
+grep -q 'run_stream_k(M, N, K' "$h" && grep -q 'bt_grid_y = .*bt_sms' "$h" ||
+    fail "sgemm: no stream_k variant whose grid rows count the device's SMs: $(grep 'bt_grid_y' "$h")"
 [ "$(grep -c 'usable_code((const void \*)bt_kernel, 90, true' "$h")" = 1 ] &&
     [ "$(grep -c 'usable_code((const void \*)bt_kernel, 70, false' "$h")" = 1 ] ||
     fail "sgemm: not one launcher asking for sm_90a code and one for plain: $(grep 'usable_code((const' "$h")"
