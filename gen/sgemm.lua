@@ -250,13 +250,17 @@ end)
 -- - 1)) blocks, the last L rows of tiles split, L rows covering the r tiles
 -- (and no more rows than a grid's 65535: the header's launches of 65535
 -- rows of tiles split nothing).
--- A tail launch of `grid` that splits `split` tiles. Scratch: a counter per
--- split tile (whole 256-byte lines, kept zero by the kernel), then their s
--- partial tiles each.
-local function tail_geometry(c, grid, split, smem)
-  local counters = ceil_div(split, 64) * 64 * 4
+-- A launch of `grid` whose blocks meet in scratch (tail, stream_k): a
+-- counter per tile they share (whole 256-byte lines, kept zero by the
+-- kernel), then `partials` partial tiles.
+local function shared_tiles_geometry(c, grid, counted, partials, smem)
+  local counters = ceil_div(counted, 64) * 64 * 4
   return { grid = grid, block = { c.threads }, smem = smem, min_cc = c.min_cc,
-           scratch = counters + split * c.tail * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+           scratch = counters + partials * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+end
+-- A tail launch of `grid` that splits `split` tiles, s partial tiles each.
+local function tail_geometry(c, grid, split, smem)
+  return shared_tiles_geometry(c, grid, split, split * c.tail, smem)
 end
 
 -- tail = s: r = T % (SMs x min_blocks) tiles split. One dimension of
@@ -275,16 +279,13 @@ end
 
 -- stream_k: S = SMs x min_blocks blocks a row; rows of whole tiles, T / S - 1
 -- of them (none where T < 2 S), then one row sharing out the rest (the
--- kernel reads the split back from the grid). Scratch: a counter per shared
--- tile (whole 256-byte lines, kept zero by the kernel), then two partial
--- tiles a block of the last row.
+-- kernel reads the split back from the grid). Scratch: counters for the
+-- shared tiles, then two partial tiles a block of the last row.
 local function stream_k_launch(c, s, dev, smem)
   local slots = dev.sms * c.min_blocks
   local tiles = ceil_div(s.N, c.bn) * ceil_div(s.M, c.bm)
   local rounds = max(tiles // slots - 1, 0)
-  local counters = ceil_div(tiles - rounds * slots, 64) * 64 * 4
-  return { grid = { slots, rounds + 1 }, block = { c.threads }, smem = smem, min_cc = c.min_cc,
-           scratch = counters + 2 * slots * c.bm * c.bn * 4, scratch_zero = counters, scratch_zero_kept = true }
+  return shared_tiles_geometry(c, { slots, rounds + 1 }, tiles - rounds * slots, 2 * slots, smem)
 end
 
 -- One block per tile of C (per slice of K under split-K); what the runner
