@@ -38,6 +38,17 @@ __device__ __forceinline__ StreamK stream_k_of(int M, int N, int K) {
     return sk;
 }
 
+// The part of a block's run [it, e) in one shared tile: the tile t and its
+// k-tiles k0..k1 (the run goes on at t's k-tile k1).
+struct Part {
+    int t, k0, k1;
+};
+__device__ __forceinline__ Part part_at(const StreamK& sk, long long it, long long e) {
+    const int t = (int)(it / sk.ktiles);
+    const long long t0 = (long long)t * sk.ktiles;
+    return {t, (int)(it - t0), (int)min((long long)sk.ktiles, e - t0)};
+}
+
 // g at tile t of the raster (whole tiles first, then the shared ones).
 __device__ __forceinline__ Gemm gemm_at(Gemm g, const StreamK& sk, int t) {
     int tm, tn;

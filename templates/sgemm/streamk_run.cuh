@@ -18,15 +18,14 @@ __device__ __forceinline__ void run_stream_k(int M, int N, int K, float alpha, c
         regs_give_back<kProducerRegs>();
         int r = 0;  // the ring's count of k-tiles
         for (long long it = b; it < e;) {
-            const int t = (int)(it / sk.ktiles);
-            const Gemm gt = gemm_at(g, sk, sk.whole + t);
-            const int k1 = (int)min((long long)sk.ktiles, e - (long long)t * sk.ktiles);
-            for (int k = (int)(it - (long long)t * sk.ktiles); k < k1; ++k, ++r) {
+            const Part p = part_at(sk, it, e);
+            const Gemm gt = gemm_at(g, sk, sk.whole + p.t);
+            for (int k = p.k0; k < p.k1; ++k, ++r) {
                 const int s = r % kStages;
                 if (r >= kStages) producer_acquire(smem, s, (uint32_t)((r / kStages) & 1) ^ 1u);
                 produce(gt, k, tid, smem, s);
             }
-            it = (long long)t * sk.ktiles + k1;
+            it = (long long)p.t * sk.ktiles + p.k1;
         }
         return;
     }
@@ -34,21 +33,19 @@ __device__ __forceinline__ void run_stream_k(int M, int N, int K, float alpha, c
     const int ctid = tid - kProducerThreads, total = (int)(e > b ? e - b : 0);
     int r = 0;
     for (long long it = b; it < e;) {
-        const int t = (int)(it / sk.ktiles);
-        const int k0 = (int)(it - (long long)t * sk.ktiles);
-        const int k1 = (int)min((long long)sk.ktiles, e - (long long)t * sk.ktiles);
+        const Part p = part_at(sk, it, e);
         float acc[kTM][kTN] = {};
-        for (int k = k0; k < k1; ++k, ++r) {
+        for (int k = p.k0; k < p.k1; ++k, ++r) {
             const int s = r % kStages;
             consumer_wait(smem, s, (uint32_t)((r / kStages) & 1));
             compute_tile(a_stage(smem, s), b_stage(smem, s), ctid, acc);
             if (r + kStages < total) consumer_release(smem, s);
         }
-        const Gemm gt = gemm_at(g, sk, sk.whole + t);
-        if (k0 == 0 && k1 == sk.ktiles)
+        const Gemm gt = gemm_at(g, sk, sk.whole + p.t);
+        if (p.k0 == 0 && p.k1 == sk.ktiles)
             store_tile(gt, ctid, acc);  // all of the tile in this block's run
         else
-            finish_part(gt, sk, t, scratch, ctid, acc);
-        it = (long long)t * sk.ktiles + k1;
+            finish_part(gt, sk, p.t, scratch, ctid, acc);
+        it = (long long)p.t * sk.ktiles + p.k1;
     }
 }
