@@ -27,4 +27,28 @@ case $out in
 esac
 [ "$(wc -l <<<"$out")" = 1 ] || fail "sass-loops.py: one loop expected: $out"
 python3 tools/sass-loops.py "$tmp/none" >/dev/null 2>&1 && fail "sass-loops.py: a missing file passed"
-echo "sass-loops.py counts a main loop's instructions alone"
+
+# The same loop in nvdisasm -c's form: branches name labels (.L_x_N, whose
+# number is no address), and a forward branch to a label is no loop.
+{
+    a=0
+    line() { printf '        /*%04x*/                   %s ;\n' "$a" "$1"; a=$((a + 16)); }
+    line "FFMA R1, R2, R3, R1"
+    line "@P2 BRA \`(.L_x_9)"
+    echo ".L_x_1:"
+    loop=$a
+    for _ in 1 2 3 4; do line "LDS.128 R8, [R5+0x10]"; done
+    for _ in $(seq 64); do line "FFMA R12, R8, R9, R12"; done
+    line "ISETP.NE.AND P1, PT, R4, R6, PT"
+    line "@P1 BRA P4, \`(.L_x_1)"
+    echo ".L_x_9:"
+    line "EXIT"
+} >"$tmp/n.sass"
+out=$(python3 tools/sass-loops.py "$tmp/n.sass") || fail "sass-loops.py failed on nvdisasm's form: $out"
+want="loop $(printf '0x%x' "$loop")..$(printf '0x%x' $((loop + 16 * 69))): 70 instructions, 64 FFMA, 6 others (8.6%)"
+case $out in
+"$want"*) ;;
+*) fail "sass-loops.py on nvdisasm's labels: got '$out', wanted '$want ...'" ;;
+esac
+[ "$(wc -l <<<"$out")" = 1 ] || fail "sass-loops.py on nvdisasm's labels: one loop expected: $out"
+echo "sass-loops.py counts a main loop's instructions alone (cuobjdump's and nvdisasm's forms)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The loops of a kernel's SASS (cuobjdump -sass output): each backward branch
+"""The loops of a kernel's SASS (cuobjdump -sass or nvdisasm -c output): each backward branch
 and the instructions between its target and itself, with an opcode count.
 What a main loop issues per iteration (its FFMAs against everything else) is
 what ncu's instruction counts divide into; the whole cubin's count is not.
@@ -12,6 +12,8 @@ import sys
 
 INSTR = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 TARGET = re.compile(r"\bBRA\b.*?(?:0x)?([0-9a-f]+)\)?\s*$")
+LABEL = re.compile(r"^(\.L_x_\d+):")             # nvdisasm -c: a branch target's name
+LABEL_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 
 
 def opcode(text):
@@ -29,13 +31,22 @@ def main():
         lines = open(sys.argv[1]).read().splitlines()
     except OSError as e:
         sys.exit(f"sass-loops.py: {e}")
-    ins = [(int(m.group(1), 16), m.group(2)) for m in map(INSTR.match, lines) if m]
+    ins, labels, pending = [], {}, []
+    for line in lines:  # a label names the address of the instruction after it
+        m = LABEL.match(line.strip())
+        if m:
+            pending.append(m.group(1))
+        elif m := INSTR.match(line):
+            ins.append((int(m.group(1), 16), m.group(2)))
+            labels.update((name, ins[-1][0]) for name in pending)
+            pending = []
     found = 0
     for addr, text in ins:
         if opcode(text) != "BRA":
             continue
+        named = LABEL_TARGET.search(text)
         m = TARGET.search(text)
-        target = int(m.group(1), 16) if m else None
+        target = labels.get(named.group(1)) if named else int(m.group(1), 16) if m else None
         if target is None or target >= addr:
             continue
         body = [t for a, t in ins if target <= a <= addr]
