@@ -12,11 +12,10 @@
 // last of a tile's blocks to arrive (a counter per shared tile, atomicInc:
 // left zero for the next launch, launch().scratch_zero_kept) sums the parts
 // in block order, the same sums every launch, and stores.
-constexpr int kStreamBarrier = 15;  // named barrier of the consumers (the named kind uses 1..2 kStages)
 static_assert(kSplit == 1 && kProducerThreads > 0, "stream-K runs the warp-specialised ring, whole tiles");
-static_assert(2 * kStages < kStreamBarrier, "the named barrier kind's ids stay below stream-K's");
 
 //% include("sgemm/tile_at.cuh")
+//% include("sgemm/parts.cuh")
 
 // The launch's share-out, read back from the grid (launch(): S x (rounds + 1)).
 struct StreamK {
@@ -65,48 +64,16 @@ __device__ __forceinline__ float* part_slot(float* scratch, const StreamK& sk, i
     return scratch + counter_words + ((long long)b * 2 + (b * sk.per >= t0 ? 0 : 1)) * (kBM * kBN);
 }
 
-__device__ __forceinline__ void stream_consumers_sync() {
-    asm volatile("bar.sync %0, %1;" ::"n"(kStreamBarrier), "n"(kConsumerThreads) : "memory");
-}
-
 // A part of shared tile t (this block's k-tiles of it, not all): written to
 // this block's slot; the tile's last block to arrive sums the parts of its
-// blocks first..last in order and stores. Consumers only (the producers may
-// have left: a named barrier of the consumers).
+// blocks first..last in order and stores (parts.cuh).
 __device__ __forceinline__ void finish_part(const Gemm& g, const StreamK& sk, int t, float* scratch, int ctid,
                                             float (&acc)[kTM][kTN]) {
-    __shared__ bool last_part;
     const long long t0 = (long long)t * sk.ktiles;
     const int first = (int)(t0 / sk.per), last = (int)((t0 + sk.ktiles - 1) / sk.per);
-    float* mine = part_slot(scratch, sk, (int)blockIdx.x, t0);
-    const Place pl = place_of(ctid);
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4)
-            *reinterpret_cast<float4*>(mine + row_of(pl, i) * kBN + col_of(pl, j)) =
-                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-    __threadfence();  // this part is visible before its count
-    stream_consumers_sync();
-    if (ctid == 0) {
-        unsigned* count = reinterpret_cast<unsigned*>(scratch) + t;
-        last_part = atomicInc(count, (unsigned)(last - first)) == (unsigned)(last - first);
-    }
-    stream_consumers_sync();
-    if (!last_part) return;
-    __threadfence();  // the other parts, counted, are read after their counts
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4) {
-            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 1
-            for (int b = first; b <= last; ++b) {  // L2, not L1: other SMs wrote them
-                const float* part = part_slot(scratch, sk, b, t0);
-                const float4 v = __ldcg(reinterpret_cast<const float4*>(part + row_of(pl, i) * kBN + col_of(pl, j)));
-                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
-            }
-            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
-        }
+    unsigned* const count = reinterpret_cast<unsigned*>(scratch) + t;
+    if (!write_part(part_slot(scratch, sk, (int)blockIdx.x, t0), count, (unsigned)(last - first + 1), ctid, acc))
+        return;
+    sum_parts(last - first + 1, [&](int z) { return part_slot(scratch, sk, first + z, t0); }, ctid, acc);
     store_tile(g, ctid, acc);
 }

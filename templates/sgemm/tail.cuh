@@ -10,11 +10,10 @@
 // atomicInc: left zero for the next launch, launch().scratch_zero_kept) sums
 // them in slice order, the same sums every launch, and stores.
 constexpr int kTail = $(tail);
-constexpr int kTailBarrier = 15;  // named barrier of the consumers (the named kind uses 1..2 kStages)
 static_assert(kTail > 1 && kSplit == 1, "tail splits whole tiles only");
-static_assert(2 * kStages < kTailBarrier, "the named barrier kind's ids stay below the tail's");
 
 //% include("sgemm/tile_at.cuh")
+//% include("sgemm/parts.cuh")
 
 // The launch's split: its whole tiles (the first blocks) and split tiles,
 // read back from gridDim.x (launch(): tiles + split (kTail - 1) blocks).
@@ -95,13 +94,9 @@ __device__ __forceinline__ Gemm make_gemm_tail(int M, int N, int K, float alpha,
     return g;
 }
 
-__device__ __forceinline__ void consumers_sync() {
-    asm volatile("bar.sync %0, %1;" ::"n"(kTailBarrier), "n"(kConsumerThreads) : "memory");
-}
-
 // The tile's end under tail: a whole tile stored; a slice's partial written
-// and, by the tile's last slice to arrive, all summed and stored. Consumers
-// only (producers may have left: a named barrier of the consumers).
+// and, by the tile's last slice to arrive, all summed in slice order and
+// stored (parts.cuh).
 __device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc)[kTM][kTN]) {
     if (ctid < 0) return;
 //% if loaders == "all" then
@@ -115,7 +110,6 @@ __device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc
         store_tile(g, ctid, acc);
         return;
     }
-    __shared__ bool last;
 //% if loaders == "all" then
     const int tile = ((int)blockIdx.y - tr.whole) % tr.split * (int)gridDim.x + (int)blockIdx.x;  // of the split ones
     const long long counter_words = ((long long)tr.split * gridDim.x + 63) / 64 * 64;
@@ -123,33 +117,9 @@ __device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc
     const int tile = ((int)blockIdx.x - ts.whole) / kTail;  // of the split ones
     const long long counter_words = ((long long)ts.split + 63) / 64 * 64;
 //% end
-    float* const scratch = tail_scratch;
-    float* slots = scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
-    unsigned* count = reinterpret_cast<unsigned*>(scratch) + tile;
-    const Place pl = place_of(ctid);
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4)
-            *reinterpret_cast<float4*>(slots + slice * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
-                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-    __threadfence();  // this slice's partial is visible before its count
-    consumers_sync();
-    if (ctid == 0) last = atomicInc(count, kTail - 1) == kTail - 1;
-    consumers_sync();
-    if (!last) return;
-    __threadfence();  // the other slices' partials, counted, are read after their counts
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4) {
-            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 1  // unrolled, the slots' loads are hoisted: 208 registers at 64 x 128 x 16
-            for (int z = 0; z < kTail; ++z) {  // L2, not L1: other SMs wrote them
-                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
-                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
-            }
-            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
-        }
+    float* const slots = tail_scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
+    unsigned* const count = reinterpret_cast<unsigned*>(tail_scratch) + tile;
+    if (!write_part(slots + slice * (kBM * kBN), count, kTail, ctid, acc)) return;
+    sum_parts(kTail, [slots](int z) { return slots + z * (kBM * kBN); }, ctid, acc);
     store_tile(g, ctid, acc);
 }
