@@ -19,13 +19,18 @@ command -v python3 >/dev/null || { echo "no python3"; exit 77; }
     line "@P1 BRA $(printf '0x%x' "$loop")"
     line "EXIT"
 } >"$tmp/k.sass"
-out=$(python3 tools/sass-loops.py "$tmp/k.sass") || fail "sass-loops.py failed: $out"
-want="loop $(printf '0x%x' "$loop")..$(printf '0x%x' $((loop + 16 * 69))): 70 instructions, 64 FFMA, 6 others (8.6%)"
-case $out in
-"$want"*) ;;
-*) fail "sass-loops.py: got '$out', wanted '$want ...'" ;;
-esac
-[ "$(wc -l <<<"$out")" = 1 ] || fail "sass-loops.py: one loop expected: $out"
+# FILE's one loop found, from $loop: its 64 FFMAs, 4 LDS, compare and branch alone
+one_loop() {
+    local out want
+    out=$(python3 tools/sass-loops.py "$1") || fail "sass-loops.py failed on $2: $out"
+    want="loop $(printf '0x%x' "$loop")..$(printf '0x%x' $((loop + 16 * 69))): 70 instructions, 64 FFMA, 6 others (8.6%)"
+    case $out in
+    "$want"*) ;;
+    *) fail "sass-loops.py on $2: got '$out', wanted '$want ...'" ;;
+    esac
+    [ "$(wc -l <<<"$out")" = 1 ] || fail "sass-loops.py on $2: one loop expected: $out"
+}
+one_loop "$tmp/k.sass" "cuobjdump's form"
 python3 tools/sass-loops.py "$tmp/none" >/dev/null 2>&1 && fail "sass-loops.py: a missing file passed"
 
 # The same loop in nvdisasm -c's form: branches name labels (.L_x_N, whose
@@ -44,11 +49,5 @@ python3 tools/sass-loops.py "$tmp/none" >/dev/null 2>&1 && fail "sass-loops.py: 
     echo ".L_x_9:"
     line "EXIT"
 } >"$tmp/n.sass"
-out=$(python3 tools/sass-loops.py "$tmp/n.sass") || fail "sass-loops.py failed on nvdisasm's form: $out"
-want="loop $(printf '0x%x' "$loop")..$(printf '0x%x' $((loop + 16 * 69))): 70 instructions, 64 FFMA, 6 others (8.6%)"
-case $out in
-"$want"*) ;;
-*) fail "sass-loops.py on nvdisasm's labels: got '$out', wanted '$want ...'" ;;
-esac
-[ "$(wc -l <<<"$out")" = 1 ] || fail "sass-loops.py on nvdisasm's labels: one loop expected: $out"
+one_loop "$tmp/n.sass" "nvdisasm's labels"
 echo "sass-loops.py counts a main loop's instructions alone (cuobjdump's and nvdisasm's forms)"
