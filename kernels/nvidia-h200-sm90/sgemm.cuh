@@ -2619,8 +2619,8 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v4
 
-// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.7173 ms (min 1.7146, max 1.7235),
-// measured 2026-12-06T22:56:52Z with nvcc 13.0.88.
+// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.6922 ms (min 1.6884, max 1.7009),
+// measured 2026-12-07T05:33:55Z with nvcc 13.0.88.
 // config: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg tail=4 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
@@ -2842,9 +2842,7 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 // atomicInc: left zero for the next launch, launch().scratch_zero_kept) sums
 // them in slice order, the same sums every launch, and stores.
 constexpr int kTail = 4;
-constexpr int kTailBarrier = 15;  // named barrier of the consumers (the named kind uses 1..2 kStages)
 static_assert(kTail > 1 && kSplit == 1, "tail splits whole tiles only");
-static_assert(2 * kStages < kTailBarrier, "the named barrier kind's ids stay below the tail's");
 
 // Tile t of tiles_n x tiles_m in this block's raster order (common.cuh's tile_of on an index).
 __device__ __forceinline__ void tile_at(int t, int tiles_n, int tiles_m, int& tm, int& tn) {
@@ -2857,6 +2855,62 @@ __device__ __forceinline__ void tile_at(int t, int tiles_n, int tiles_m, int& tm
     const int rows = min(kGroup, tiles_m - first);
     tm = first + t % per_group % rows;
     tn = t % per_group / rows;
+}
+// Partial tiles through scratch (tail, stream_k): a block's part of a tile
+// goes to a slot of its own; the tile's last block to arrive sums the slots
+// in slot order (the same sums every launch) and stores. Consumers only (the
+// producers may have left): a named barrier of the consumers.
+constexpr int kPartsBarrier = 15;  // the named barrier kind uses 1..2 kStages
+static_assert(2 * kStages < kPartsBarrier, "the named barrier kind's ids stay below the parts' barrier");
+
+__device__ __forceinline__ void consumers_sync() {
+    asm volatile("bar.sync %0, %1;" ::"n"(kPartsBarrier), "n"(kConsumerThreads) : "memory");
+}
+
+// This block's part written to its slot and counted on the tile's counter
+// (atomicInc over n arrivals: left zero for the next launch,
+// launch().scratch_zero_kept); true in the last of the n to arrive.
+__device__ __forceinline__ bool write_part(float* slot, unsigned* count, unsigned n, int ctid,
+                                           const float (&acc)[kTM][kTN]) {
+    __shared__ bool last_part;
+    const Place pl = place_of(ctid);
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4)
+            *reinterpret_cast<float4*>(slot + row_of(pl, i) * kBN + col_of(pl, j)) =
+                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    __threadfence();  // this part is visible before its count
+    consumers_sync();
+    if (ctid == 0) last_part = atomicInc(count, n - 1) == n - 1;
+    consumers_sync();  // read before a later call's thread 0 writes it again (after its first sync)
+    if (!last_part) return false;
+    __threadfence();  // the other parts, counted, are read after their counts
+    return true;
+}
+
+// acc = the sum of the tile's n slots, slot_of(0), ..., slot_of(n - 1), in
+// that order. Slots outer: a thread's loads of one slot are issued together,
+// one L2 round trip a slot rather than one a slot and float4 (the 33 parts of
+// a stream_k tile at 256 x 256 x 16384 took ~150 us one float4 at a time).
+template <class SlotOf>
+__device__ __forceinline__ void sum_parts(int n, SlotOf slot_of, int ctid, float (&acc)[kTM][kTN]) {
+    const Place pl = place_of(ctid);
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; ++j) acc[i][j] = 0.0f;
+#pragma unroll 1
+    for (int z = 0; z < n; ++z) {
+        const float* part = slot_of(z);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(part + row_of(pl, i) * kBN + col_of(pl, j)));
+                acc[i][j] += v.x, acc[i][j + 1] += v.y, acc[i][j + 2] += v.z, acc[i][j + 3] += v.w;
+            }
+    }
 }
 
 // The launch's split: its whole tiles (the first blocks) and split tiles,
@@ -2913,13 +2967,9 @@ __device__ __forceinline__ Gemm make_gemm_tail(int M, int N, int K, float alpha,
     return g;
 }
 
-__device__ __forceinline__ void consumers_sync() {
-    asm volatile("bar.sync %0, %1;" ::"n"(kTailBarrier), "n"(kConsumerThreads) : "memory");
-}
-
 // The tile's end under tail: a whole tile stored; a slice's partial written
-// and, by the tile's last slice to arrive, all summed and stored. Consumers
-// only (producers may have left: a named barrier of the consumers).
+// and, by the tile's last slice to arrive, all summed in slice order and
+// stored (parts.cuh).
 __device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc)[kTM][kTN]) {
     if (ctid < 0) return;
     const TailSplit ts = tail_split(g.M, g.N);
@@ -2928,37 +2978,12 @@ __device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc
         store_tile(g, ctid, acc);
         return;
     }
-    __shared__ bool last;
     const int tile = ((int)blockIdx.x - ts.whole) / kTail;  // of the split ones
     const long long counter_words = ((long long)ts.split + 63) / 64 * 64;
-    float* const scratch = tail_scratch;
-    float* slots = scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
-    unsigned* count = reinterpret_cast<unsigned*>(scratch) + tile;
-    const Place pl = place_of(ctid);
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4)
-            *reinterpret_cast<float4*>(slots + slice * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)) =
-                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-    __threadfence();  // this slice's partial is visible before its count
-    consumers_sync();
-    if (ctid == 0) last = atomicInc(count, kTail - 1) == kTail - 1;
-    consumers_sync();
-    if (!last) return;
-    __threadfence();  // the other slices' partials, counted, are read after their counts
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4) {
-            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 1  // unrolled, the slots' loads are hoisted: 208 registers at 64 x 128 x 16
-            for (int z = 0; z < kTail; ++z) {  // L2, not L1: other SMs wrote them
-                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
-                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
-            }
-            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
-        }
+    float* const slots = tail_scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
+    unsigned* const count = reinterpret_cast<unsigned*>(tail_scratch) + tile;
+    if (!write_part(slots + slice * (kBM * kBN), count, kTail, ctid, acc)) return;
+    sum_parts(kTail, [slots](int z) { return slots + z * (kBM * kBN); }, ctid, acc);
     store_tile(g, ctid, acc);
 }
 // The tile's end: stored by each consumer (ctid >= 0); under split-K the
@@ -3350,9 +3375,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h200_sm90_v5
 
-// Best verified variant at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: median 0.3931 ms (min 0.3912, max 0.3977),
-// measured 2026-12-05T17:15:31Z with nvcc 13.0.88.
-// config: barrier=named producer=regs producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=2 a_layout=k raster=row min_blocks=1 split=1 
+// Best verified variant at K=4096 M=16384 N=128 lda=4096 ldb=128 ldc=128: median 0.3788 ms (min 0.3772, max 0.3809),
+// measured 2026-12-07T05:34:26Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=16 tm=8 tn=8 warp=tall stages=4 a_layout=k fma_order=zigzag raster=row min_blocks=1 regs=setmaxnreg 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -3360,7 +3385,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=named producer=regs producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=2 a_layout=k raster=row min_blocks=1 split=1
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=128 bk=16 tm=8 tn=8 warp=tall stages=4 a_layout=k fma_order=zigzag raster=row min_blocks=1 regs=setmaxnreg
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -3368,20 +3393,20 @@ namespace bartune_sgemm_nvidia_h200_sm90_v6 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
-constexpr int kBM = 64, kBN = 128, kBK = 16;  // block tile, k-tile
+constexpr int kBM = 128, kBN = 128, kBK = 16;  // block tile, k-tile
 constexpr int kTM = 8, kTN = 8;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
 // the group's rows of A and columns of B, so a warp reads fewer distinct
 // words of each stage than when its threads spread over the whole tile.
-constexpr int kWM = 64, kWN = 128;
+constexpr int kWM = 64, kWN = 32;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 2;
+constexpr int kStages = 4;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
 constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
-constexpr int kMinArch = 70;
+constexpr int kMinArch = 90;
 // A's stage is k-major (As[k][m], transposed on the way in, so a thread
 // reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
 // cp.async can fill it); kPad floats after each row spread the banks.
@@ -3390,8 +3415,8 @@ constexpr int kPad = 4;
 constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
-constexpr int kBarArea = 0;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 25088;
+constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
+constexpr int kSmemBytes = 67072;
 constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
 constexpr int kSplit = 1;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
@@ -3474,7 +3499,7 @@ __device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
     return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
 }
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 // Consumers: each thread accumulates a kTM x kTN tile of C in registers,
 // within its group's kWM x kWN tile (a warp's, or the whole block's). Its
@@ -3522,7 +3547,10 @@ __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, i
 #pragma unroll
             for (int i = 0; i < kTM; ++i)
 #pragma unroll
-                for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
+                for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
+                    const int j = (i & 1) ? kTN - 1 - jj : jj;
+                    acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
+                }
     }
 }
 
@@ -3565,165 +3593,205 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     (void)smem;
     if (ctid >= 0) store_tile(g, ctid, acc);
 }
-// Named barriers (bar.sync / bar.arrive; id 0 belongs to __syncthreads).
-// full[s] is id 1+s, empty[s] id 1+kStages+s; each counts all kThreads: the
-// signalling group arrives without waiting, the waiting group syncs.
-__device__ __forceinline__ void bar_sync(int id) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+// Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
+// kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
+// (one per thread, or one per warp). Waiters spin on try_wait.parity with
+// the phase bit of the stage's current round.
+constexpr int kFullCount = 128;
+constexpr int kEmptyCount = 8;
+static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
+__device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * s);
 }
-__device__ __forceinline__ void bar_arrive(int id) {
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
+__device__ __forceinline__ uint32_t empty_bar(unsigned char* smem, int s) {
+    return smem_addr(smem + 8 * (kStages + s));
 }
-__device__ __forceinline__ void sync_init(unsigned char*) {}
-__device__ __forceinline__ void producer_acquire(unsigned char*, int s, uint32_t) {
-    bar_sync(1 + kStages + s);
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
-__device__ __forceinline__ void producer_commit(unsigned char*, int s) { bar_arrive(1 + s); }
-__device__ __forceinline__ void consumer_wait(unsigned char*, int s, uint32_t) { bar_sync(1 + s); }
-__device__ __forceinline__ void consumer_release(unsigned char*, int s) {
-    bar_arrive(1 + kStages + s);
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
-// Register loaders: kLoaders threads read a k-tile of A (kBM x kBK) and of B
-// (kBK x kBN) from global memory as float4 where the operand allows it
-// (16-byte aligned, whole inside the matrix), element by element with zeros
-// past the edges otherwise, then store them into a stage.
+// try_wait (sm_90) suspends the thread for a while inside the instruction;
+// sm_80 has only the non-blocking test_wait.
+#if __CUDA_ARCH__ >= 900
+#define BARTUNE_MBAR_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
+#else
+#define BARTUNE_MBAR_WAIT "mbarrier.test_wait.parity.shared::cta.b64"
+#endif
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     BARTUNE_MBAR_WAIT " p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void sync_init(unsigned char* smem) {
+    for (int s = 0; s < kStages; ++s) {
+        mbar_init(full_bar(smem, s), kFullCount);
+        mbar_init(empty_bar(smem, s), kEmptyCount);
+    }
+}
+__device__ __forceinline__ void producer_acquire(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(empty_bar(smem, s), parity);
+}
+__device__ __forceinline__ void producer_commit(unsigned char* smem, int s) {
+    mbar_arrive(full_bar(smem, s));
+}
+__device__ __forceinline__ void consumer_wait(unsigned char* smem, int s, uint32_t parity) {
+    mbar_wait(full_bar(smem, s), parity);
+}
+__device__ __forceinline__ void consumer_release(unsigned char* smem, int s) {
+    __syncwarp();  // the warp's reads of the stage are done before lane 0 arrives
+    if ((threadIdx.x & 31) == 0) mbar_arrive(empty_bar(smem, s));
+}
+// cp.async loaders (sm_80+): kLoaders threads copy a k-tile of A and of B
+// from global to shared memory with no registers in between; bytes past the
+// matrix's edge are zero-filled by the copy (src-size < cp-size). 16-byte
+// copies where the operand allows them (aligned, and for A an m-major
+// stage); 4-byte ones otherwise, which also transpose A into a k-major stage.
 constexpr int kAUnits = kBM * kBK / 4, kBUnits = kBK * kBN / 4;  // float4s per tile
 constexpr int kAIters = (kAUnits + kLoaders - 1) / kLoaders;
 constexpr int kBIters = (kBUnits + kLoaders - 1) / kLoaders;
 
-struct Fetched {
-    float4 a[kAIters], b[kBIters];
-};
-
-// Four consecutive elements of a row (`left` of them inside it), zero past.
-__device__ __forceinline__ float4 load4(const float* p, int left, bool vec) {
-    if (vec && left >= 4) return __ldg(reinterpret_cast<const float4*>(p));
-    float4 v = make_float4(0, 0, 0, 0);
-    if (left > 0) v.x = __ldg(p);
-    if (left > 1) v.y = __ldg(p + 1);
-    if (left > 2) v.z = __ldg(p + 2);
-    if (left > 3) v.w = __ldg(p + 3);
-    return v;
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool inside) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(inside ? 4 : 0)
+                 : "memory");
 }
 
-// A's float4 u of the tile: its row and first k (consecutive threads read
-// consecutive k, so each row is one coalesced run).
-__device__ __forceinline__ void a_unit(int u, int& row, int& kq) {
-    row = u / (kBK / 4);
-    kq = u % (kBK / 4) * 4;
-}
-__device__ __forceinline__ void b_unit(int u, int& kr, int& nq) {
-    kr = u / (kBN / 4);
-    nq = u % (kBN / 4) * 4;
+// Four consecutive elements of a row (`left` of them inside it, none when
+// the row is outside) to dst[0..3] (step 1) or dst[0], dst[step], ... .
+__device__ __forceinline__ void copy4(float* dst, int step, const float* row, const float* base,
+                                      int left, bool vec) {
+    if (vec && step == 1) {  // aligned source: one copy, zero-filled past `left`
+        const int bytes = left <= 0 ? 0 : (left >= 4 ? 16 : 4 * left);
+        cp_async16(dst, bytes ? row : base, bytes);
+        return;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) cp_async4(dst + q * step, q < left ? row + q : base, q < left);
 }
 
-// A k-tile inside both matrices (inside_tile): no checks, one address per
-// float4, read whole (kVec: both operands allow 16-byte loads) or as four
-// elements.
+// A k-tile inside both matrices (inside_tile): whole copies with no checks,
+// 16 bytes where kVec (both operands aligned) and the stage's layout allow.
 template <bool kVec>
-__device__ __forceinline__ void fetch_inside(const Gemm& g, int k0, int ptid, Fetched& f) {
+__device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, float* As, float* Bs) {
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;
-        int row, kq;
-        a_unit(u, row, kq);
-        if (kAUnits % kLoaders == 0 || u < kAUnits)  // known at compile time where whole
-            f.a[it] = load4(g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, 4, kVec);
+        if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
+        copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
+              g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, g.A, 4, kVec);
     }
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
         const int u = ptid + it * kLoaders;
-        int kr, nq;
-        b_unit(u, kr, nq);
-        if (kBUnits % kLoaders == 0 || u < kBUnits)
-            f.b[it] = load4(g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, 4, kVec);
+        if (kBUnits % kLoaders != 0 && u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(k0 + kr) * g.ldb + g.n0 + nq, g.B, 4, kVec);
     }
 }
 
-__device__ __forceinline__ void fetch(const Gemm& g, int kt, int ptid, Fetched& f) {
+__device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As, float* Bs) {
     const int k0 = (g.kt0 + kt) * kBK;
-    if (inside_tile(g, k0)) {  // no checks
+    if (inside_tile(g, k0)) {  // no checks and no zero fill
         if (g.a_vec && g.b_vec)
-            fetch_inside<true>(g, k0, ptid, f);
+            issue_inside<true>(g, k0, ptid, As, Bs);
         else
-            fetch_inside<false>(g, k0, ptid, f);
+            issue_inside<false>(g, k0, ptid, As, Bs);
         return;
     }
 #pragma unroll
     for (int it = 0; it < kAIters; ++it) {
         const int u = ptid + it * kLoaders;
-        int row, kq;
-        a_unit(u, row, kq);
+        if (u >= kAUnits) break;
+        const int row = u / (kBK / 4), kq = u % (kBK / 4) * 4;
         const int gm = g.m0 + row, gk = k0 + kq;
-        f.a[it] = u < kAUnits && gm < g.M
-                      ? load4(g.A + (long long)gm * g.lda + gk, g.K - gk, g.a_vec)
-                      : make_float4(0, 0, 0, 0);
+        float* dst = kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq;
+        copy4(dst, kAKMajor ? kAStride : 1, g.A + (long long)(gm < g.M ? gm : 0) * g.lda + gk, g.A,
+              gm < g.M ? g.K - gk : 0, g.a_vec);
     }
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
         const int u = ptid + it * kLoaders;
-        int kr, nq;
-        b_unit(u, kr, nq);
+        if (u >= kBUnits) break;
+        const int kr = u / (kBN / 4), nq = u % (kBN / 4) * 4;
         const int gk = k0 + kr, gn = g.n0 + nq;
-        f.b[it] = u < kBUnits && gk < g.K
-                      ? load4(g.B + (long long)gk * g.ldb + gn, g.N - gn, g.b_vec)
-                      : make_float4(0, 0, 0, 0);
+        copy4(Bs + kr * kBN + nq, 1, g.B + (long long)(gk < g.K ? gk : 0) * g.ldb + gn, g.B,
+              gk < g.K ? g.N - gn : 0, g.b_vec);
     }
 }
 
-__device__ __forceinline__ void stash(const Fetched& f, float* As, float* Bs, int ptid) {
-#pragma unroll
-    for (int it = 0; it < kAIters; ++it) {
-        const int u = ptid + it * kLoaders;
-        if (kAUnits % kLoaders != 0 && u >= kAUnits) break;  // known at compile time where whole
-        int row, kq;
-        a_unit(u, row, kq);
-        if (kAKMajor) {  // transposed: four scalar stores
-            As[(kq + 0) * kAStride + row] = f.a[it].x;
-            As[(kq + 1) * kAStride + row] = f.a[it].y;
-            As[(kq + 2) * kAStride + row] = f.a[it].z;
-            As[(kq + 3) * kAStride + row] = f.a[it].w;
-        } else {
-            *reinterpret_cast<float4*>(As + row * kAStride + kq) = f.a[it];
-        }
-    }
-#pragma unroll
-    for (int it = 0; it < kBIters; ++it) {
-        const int u = ptid + it * kLoaders;
-        if (kBUnits % kLoaders != 0 && u >= kBUnits) break;  // known at compile time where whole
-        int kr, nq;
-        b_unit(u, kr, nq);
-        *reinterpret_cast<float4*>(Bs + kr * kBN + nq) = f.b[it];
-    }
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-// A producer's whole share of k-tile kt, into stage s, then signalled.
+// A producer's share of k-tile kt into stage s; the stage is signalled full
+// when the copies have landed: by the copies themselves on an mbarrier
+// (noinc: this thread's arrival is one of the kFullCount the barrier
+// expects), else after waiting for them.
 __device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
-    Fetched f;
-    fetch(g, kt, ptid, f);
-    stash(f, a_stage(smem, s), b_stage(smem, s), ptid);
-    producer_commit(smem, s);
+    issue(g, kt, ptid, a_stage(smem, s), b_stage(smem, s));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full_bar(smem, s))
+                 : "memory");
 }
 // Warp-specialised (the seed's split arrive/wait, CUTLASS's pipeline):
 // producer warps fill a ring of kStages stages, consumer warps compute from
 // it; producers wait only for empty[s], consumers only for full[s]. The
 // first kStages fills need no wait and the last kStages drains no release,
 // so both sides arrive the same number of times on every barrier.
+// regs = setmaxnreg (sm_90a): the producer warpgroup gives registers back
+// and the consumer warpgroups take them, within what the block was launched
+// with (kThreads x the registers __launch_bounds__ leaves a thread: an inc
+// past it waits for ever), so 8 x 16 consumers hold their 128 accumulators
+// and both fragment sets where every thread would have 168. Built for plain sm_90 (a program's build without the
+// sm_90a flags) the instructions are left out: the same code, spilling,
+// which the header's run() takes only from sm_90a code (usable()).
+constexpr int kProducerRegs = 112, kConsumerRegs = 192;
+static_assert(kProducerThreads == 128 &&
+                  kProducerRegs * 128 + kConsumerRegs * kConsumerThreads <= 65536 / kThreads / 8 * 8 * kThreads,
+              "one producer warpgroup; the registers the block was launched with");
+template <int R>
+__device__ __forceinline__ void regs_give_back() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
+template <int R>
+__device__ __forceinline__ void regs_take() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
 __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem) {
     const int tid = threadIdx.x;
     if (tid == 0) sync_init(smem);
     __syncthreads();  // no thread may touch a barrier before init
-    float acc[kTM][kTN] = {};
-    if (tid < kProducerThreads) {
+    if (tid < kProducerThreads) {  // warpgroup 0 (kSplit is 1: no cluster barriers to join)
+        regs_give_back<kProducerRegs>();
         for (int kt = 0; kt < g.ktiles; ++kt) {
             const int s = kt % kStages;
             const uint32_t phase = (uint32_t)((kt / kStages) & 1);
             if (kt >= kStages) producer_acquire(smem, s, phase ^ 1u);
             produce(g, kt, tid, smem, s);
         }
-        if (kSplit > 1) finish_tile(g, smem, -1, acc);  // the cluster's barriers count producers too
         return;
     }
+    regs_take<kConsumerRegs>();  // the accumulators live only past here
+    float acc[kTM][kTN] = {};
     const int ctid = tid - kProducerThreads;
     for (int kt = 0; kt < g.ktiles; ++kt) {
         const int s = kt % kStages;
@@ -3741,7 +3809,7 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
 static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char smem[];
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     run_schedule(g, smem);
@@ -3759,7 +3827,7 @@ using namespace bartune_common;  // the helpers, probe and encoder (written once
 // Whether this binary holds the kernel for the current device (see usable_code).
 inline bool usable() {
     static std::atomic<signed char> bt_cache[64];
-    return usable_code((const void *)bt_kernel, 70, false, bt_cache);
+    return usable_code((const void *)bt_kernel, 90, true, bt_cache);
 }
 
 // Launch geometry from the space's launch(), as measured.
@@ -3781,12 +3849,12 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
     const long long bt_grid_x = (bt_ceil_div(bt_s_N, 128LL));
-    const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
+    const long long bt_grid_y = (bt_ceil_div(bt_s_M, 128LL));
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 256LL;
+    const long long bt_block_x = 384LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 25088LL;
+    const long long bt_smem = 67072LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
