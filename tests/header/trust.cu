@@ -47,6 +47,7 @@ struct gemm_buffers {
         CHECK(cudaMemcpy(A, h.data(), (size_t)M * K * sizeof(T), cudaMemcpyHostToDevice));
         CHECK(cudaMemcpy(B, h.data(), (size_t)K * N * sizeof(T), cudaMemcpyHostToDevice));
         CHECK(cudaMemset(C, 0x3c, lc() * sizeof(T)));
+        CHECK(cudaDeviceSynchronize());  // set before a call in a non-blocking stream reads them
         return true;
     }
     size_t n_or_zero() const { return 0; }
@@ -108,6 +109,7 @@ struct call {
         CHECK(cudaMalloc(&C, lc() * 4));
         CHECK(cudaMemset(in, 0, n * 4));
         CHECK(cudaMemset(C, 0x3c, lc() * 4));
+        CHECK(cudaDeviceSynchronize());  // set before a call in a non-blocking stream reads them
         return true;
     }
     cudaError_t run(cudaStream_t s) const { return bartune_pipeline(in, C, n, s); }
@@ -219,6 +221,10 @@ static bool streams() {
     int same = 0, rounds = 20;
     for (int r = 0; r < rounds; r++) {
         for (auto &x : c) CHECK(cudaMemcpy(x.C, init.data(), bytes, cudaMemcpyHostToDevice));
+        // A copy from pageable memory may return before its DMA lands, and the non-blocking
+        // streams do not wait for it: unsynchronised, a late DMA overwrote a call's results
+        // (2 of 20 rounds, H200, the pipeline header under ctest -j5).
+        CHECK(cudaDeviceSynchronize());
         for (int i = 0; i < 2; i++) CHECK(c[i].run(s[i]));
         CHECK(cudaDeviceSynchronize());
         bool ok = true;
