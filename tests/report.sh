@@ -54,6 +54,24 @@ grep -q "^  best barrier=syncthreads " "$tmp/bench" || { echo "bench has no best
 "$bartune" report gen/sgemm.lua --results "$tmp/rs" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 grep -q "cuBLAS SGEMM (bench)" "$tmp"/rs/*/report.svg || { echo "the report draws no cuBLAS line"; exit 1; }
 echo "bench times the problem's host baseline and the report draws it"
+# bench's geomean over size tuples: each host baseline's time over the tuned
+# best's, from the very rows it printed (another variant tuned at each tuple:
+# the fake runner's times, 1 to 8 ms by the cubin's path, mostly differ)
+fg="--runner $root/tests/fake_runner.sh --results $tmp/rg --kernels $tmp/k --cache $tmp/c"
+t1="M=64 N=64 K=64" t2="M=96 N=64 K=32"
+export FAKE_RUNNER_VARY=1
+"$bartune" run gen/sgemm.lua $sel $fg --tuple "$t1" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+"$bartune" run gen/sgemm.lua ${sel/min_blocks=1/min_blocks=2} $fg --tuple "$t2" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; exit 1; }
+"$bartune" bench gen/sgemm.lua $fg --tuple "$t1" --tuple "$t2" --sustain 0 >"$tmp/bench" 2>"$tmp/err" ||
+    { cat "$tmp/err" "$tmp/bench"; exit 1; }
+unset FAKE_RUNNER_VARY
+want=$(awk '/^  tuned best / { t[++n] = $3 } /^  cuBLAS SGEMM  / { c[++m] = $3 }
+            END { if (n != 2 || m != 2) exit 1; printf "%.3f", exp((log(c[1] / t[1]) + log(c[2] / t[2])) / 2) }' "$tmp/bench") ||
+    { echo "bench's rows at two tuples were not printed: $(cat "$tmp/bench")"; exit 1; }
+grep -qF "geomean over 2 of 2 size tuples, cuBLAS SGEMM / tuned: ${want}x the time" "$tmp/bench" ||
+    { echo "bench's geomean is not the rows' ${want}x: $(grep geomean "$tmp/bench")"; exit 1; }
+echo "bench's geomean over size tuples is its rows' (${want}x)"
 # bench --gate: every measure it sends (the tuned kernel, the baselines, cuBLAS)
 # asks the runner for gated launches, and says so; without it none does
 grep -q '"op": *"measure"' "$tmp/req0" || { echo "no measure requests recorded"; exit 1; }

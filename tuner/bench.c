@@ -1,6 +1,7 @@
 /* bartune bench: the card's ceilings, the floor they give the problem's
  * cost model at each tuned size, and the recorded best beside the space's
  * baselines, all measured again side by side in one runner. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +273,7 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     json_t *tuned = json_object();
     g->sustain_s = sustain_s;
     int rc = bench_one(g, &table.rows[0], floor_ms, 0, &best_ms, tuned) ? EXIT_OK : EXIT_FAILURE_;
+    if (rc == EXIT_OK) json_object_set_new(tuned, "median_ms", json_real(best_ms));
     json_object_set(saved, "tuned", tuned);
     g->sustain_s = 0;
     for (int i = 1; i < table.n; i++)
@@ -369,6 +371,49 @@ static void save_floors(const options *o, space *s, const gpu *g, const ceilings
     json_decref(j);
 }
 
+/* Over the size tuples benched, each host baseline's time over the tuned
+ * best's (above 1: the tuned kernel ahead), as a geometric mean: the one
+ * figure a comparison across shapes quotes. Tuples where either failed are
+ * left out, and said. */
+static void print_geomeans(json_t *floors) {
+    if (json_array_size(floors) < 2) return;
+    json_t *labels = json_array();
+    for (size_t z = 0; z < json_array_size(floors); z++) {
+        json_t *hb = json_object_get(json_array_get(floors, z), "host_baselines"), *line;
+        size_t i;
+        json_array_foreach(hb, i, line) {
+            json_t *label = json_object_get(line, "label"), *seen;
+            size_t k;
+            bool known = false;
+            json_array_foreach(labels, k, seen) known = known || json_equal(seen, label);
+            if (!known) json_array_append(labels, label);
+        }
+    }
+    size_t k;
+    json_t *label;
+    json_array_foreach(labels, k, label) {
+        double log_sum = 0;
+        size_t n = 0;
+        for (size_t z = 0; z < json_array_size(floors); z++) {
+            json_t *f = json_array_get(floors, z), *line;
+            double t = json_number_value(json_object_get(json_object_get(f, "tuned"), "median_ms"));
+            size_t i;
+            json_array_foreach(json_object_get(f, "host_baselines"), i, line) {
+                double b = json_number_value(json_object_get(line, "median_ms"));
+                if (json_equal(json_object_get(line, "label"), label) && t > 0 && b > 0) {
+                    log_sum += log(b / t);
+                    n++;
+                }
+            }
+        }
+        if (!n) continue;
+        printf("geomean over %zu of %zu size tuples, %s / tuned: %.3fx the time%s\n", n,
+               json_array_size(floors), json_string_value(label), exp(log_sum / (double)n),
+               n < json_array_size(floors) ? " (the others: one of the two did not run)" : "");
+    }
+    json_decref(labels);
+}
+
 int cmd_bench(const options *o) {
     if (o->n_overrides) {
         msg_error("bench times the recorded best and the baselines; it takes no k=v (got %s)",
@@ -413,6 +458,7 @@ int cmd_bench(const options *o) {
                                          json_array_get(instances, z), &c, floors, host_libs);
         if (rc == EXIT_INPUT) unverified++, rc = EXIT_OK;
     }
+    if (rc == EXIT_OK) print_geomeans(floors);
     /* a run that benched nothing keeps the last run's floors */
     if (rc == EXIT_OK && unverified < json_array_size(sizes)) save_floors(o, s, &g, &c, floors);
     if (rc == EXIT_OK && unverified) {
