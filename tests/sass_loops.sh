@@ -5,6 +5,12 @@
 # small loop it leaves out; its count is the loop's alone.
 . "$(dirname "$0")/lib.sh" "$@"
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
+# the loop's body: 4 LDS, 64 FFMAs and the compare (line: the form's own)
+loop_body() {
+    for _ in 1 2 3 4; do line "LDS.128 R8, [R5+0x10]"; done
+    for _ in $(seq 64); do line "FFMA R12, R8, R9, R12"; done
+    line "ISETP.NE.AND P1, PT, R4, R6, PT"
+}
 {
     echo "        Function : bartune_kernel"
     a=0
@@ -13,9 +19,7 @@ command -v python3 >/dev/null || { echo "no python3"; exit 77; }
     line "IADD3 R4, R4, 0x1, RZ"                         # a small loop at 0x30
     line "@P0 BRA 0x30"
     loop=$a
-    for _ in 1 2 3 4; do line "LDS.128 R8, [R5+0x10]"; done
-    for _ in $(seq 64); do line "FFMA R12, R8, R9, R12"; done
-    line "ISETP.NE.AND P1, PT, R4, R6, PT"
+    loop_body
     line "@P1 BRA $(printf '0x%x' "$loop")"
     line "EXIT"
 } >"$tmp/k.sass"
@@ -42,9 +46,7 @@ python3 tools/sass-loops.py "$tmp/none" >/dev/null 2>&1 && fail "sass-loops.py: 
     line "@P2 BRA \`(.L_x_9)"
     echo ".L_x_1:"
     loop=$a
-    for _ in 1 2 3 4; do line "LDS.128 R8, [R5+0x10]"; done
-    for _ in $(seq 64); do line "FFMA R12, R8, R9, R12"; done
-    line "ISETP.NE.AND P1, PT, R4, R6, PT"
+    loop_body
     line "@P1 BRA P4, \`(.L_x_1)"
     echo ".L_x_9:"
     line "EXIT"

@@ -375,29 +375,16 @@ static void save_floors(const options *o, space *s, const gpu *g, const ceilings
  * best's (above 1: the tuned kernel ahead), as a geometric mean: the one
  * figure a comparison across shapes quotes. Tuples where either failed are
  * left out, and said. */
-static void print_geomeans(json_t *floors) {
+static void print_geomeans(space *s, json_t *floors) {
     if (json_array_size(floors) < 2) return;
-    json_t *labels = json_array();
-    for (size_t z = 0; z < json_array_size(floors); z++) {
-        json_t *hb = json_object_get(json_array_get(floors, z), "host_baselines"), *line;
-        size_t i;
-        json_array_foreach(hb, i, line) {
-            json_t *label = json_object_get(line, "label"), *seen;
-            size_t k;
-            bool known = false;
-            json_array_foreach(labels, k, seen) known = known || json_equal(seen, label);
-            if (!known) json_array_append(labels, label);
-        }
-    }
-    size_t k;
-    json_t *label;
-    json_array_foreach(labels, k, label) {
+    json_t *declared, *line, *f;
+    size_t k, i, z;
+    json_array_foreach(json_object_get(space_problem(s), "host_baselines"), k, declared) {
+        json_t *label = json_object_get(declared, "label");
         double log_sum = 0;
         size_t n = 0;
-        for (size_t z = 0; z < json_array_size(floors); z++) {
-            json_t *f = json_array_get(floors, z), *line;
+        json_array_foreach(floors, z, f) {
             double t = json_number_value(json_object_get(json_object_get(f, "tuned"), "median_ms"));
-            size_t i;
             json_array_foreach(json_object_get(f, "host_baselines"), i, line) {
                 double b = json_number_value(json_object_get(line, "median_ms"));
                 if (json_equal(json_object_get(line, "label"), label) && t > 0 && b > 0) {
@@ -411,7 +398,6 @@ static void print_geomeans(json_t *floors) {
                json_array_size(floors), json_string_value(label), exp(log_sum / (double)n),
                n < json_array_size(floors) ? " (the others: one of the two did not run)" : "");
     }
-    json_decref(labels);
 }
 
 int cmd_bench(const options *o) {
@@ -458,7 +444,7 @@ int cmd_bench(const options *o) {
                                          json_array_get(instances, z), &c, floors, host_libs);
         if (rc == EXIT_INPUT) unverified++, rc = EXIT_OK;
     }
-    if (rc == EXIT_OK) print_geomeans(floors);
+    if (rc == EXIT_OK) print_geomeans(s, floors);
     /* a run that benched nothing keeps the last run's floors */
     if (rc == EXIT_OK && unverified < json_array_size(sizes)) save_floors(o, s, &g, &c, floors);
     if (rc == EXIT_OK && unverified) {
