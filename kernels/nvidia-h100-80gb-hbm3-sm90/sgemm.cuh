@@ -2619,9 +2619,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v4
 
-// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.7999 ms (min 1.7938, max 1.8188),
-// measured 2026-12-06T13:56:48Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1 
+// Best verified variant at K=4097 M=3001 N=2999 lda=4097 ldb=2999 ldc=2999: median 1.6937 ms (min 1.6909, max 1.6957),
+// measured 2026-12-07T07:42:43Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg tail=4 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -2629,7 +2629,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=128 bk=16 tm=8 tn=8 warp=block stages=4 a_layout=k fma_order=zigzag raster=grouped min_blocks=1
+// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=6 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg tail=4
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -2637,20 +2637,20 @@ namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v5 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
-constexpr int kBM = 64, kBN = 128, kBK = 16;  // block tile, k-tile
-constexpr int kTM = 8, kTN = 8;                // one consumer thread's tile of C
+constexpr int kBM = 128, kBN = 256, kBK = 8;  // block tile, k-tile
+constexpr int kTM = 8, kTN = 16;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
 // the group's rows of A and columns of B, so a warp reads fewer distinct
 // words of each stage than when its threads spread over the whole tile.
-constexpr int kWM = 64, kWN = 128;
+constexpr int kWM = 128, kWN = 256;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 4;
+constexpr int kStages = 6;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
 constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
-constexpr int kMinArch = 80;
+constexpr int kMinArch = 90;
 // A's stage is k-major (As[k][m], transposed on the way in, so a thread
 // reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
 // cp.async can fill it); kPad floats after each row spread the banks.
@@ -2660,8 +2660,8 @@ constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
 constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 50688;
-constexpr int kGroup = 8;  // tile rows per L2 group; 0: plain
+constexpr int kSmemBytes = 75008;
+constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
 constexpr int kSplit = 1;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
 constexpr int kSumBytes = kSplit > 1 ? kBM * kBN * 4 : 0;  // split-K: the tile's sums
@@ -2743,7 +2743,7 @@ __device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
     return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
 }
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 // Consumers: each thread accumulates a kTM x kTN tile of C in registers,
 // within its group's kWM x kWN tile (a warp's, or the whole block's). Its
@@ -2765,36 +2765,38 @@ __host__ __device__ __forceinline__ int col_of(const Place& p, int j) {
     return p.c0 + j / 4 * (kWN / (kTN / 4)) + p.lcol * 4 + j % 4;
 }
 
-// One k-tile from stage (As, Bs): kBK rank-1 updates, four k at a time.
+// One k-tile from stage (As, Bs): kBK rank-1 updates, one k at a time, the
+// next k's fragments read before this k's FMAs (two register sets: a
+// 16-wide thread tile's 128 accumulators leave no room for four k at once).
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, const Place& pl, int k,
+                                               float (&a)[kTM], float (&b)[kTN]) {
+#pragma unroll
+    for (int i = 0; i < kTM; i += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(As + k * kAStride + row_of(pl, i));
+        a[i] = v.x, a[i + 1] = v.y, a[i + 2] = v.z, a[i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < kTN; j += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(Bs + k * kBN + col_of(pl, j));
+        b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
+    }
+}
 __device__ __forceinline__ void compute_tile(const float* As, const float* Bs, int ctid,
                                              float (&acc)[kTM][kTN]) {
+    static_assert(kAKMajor, "one k at a time reads A's fragments from a k-major stage");
     const Place pl = place_of(ctid);
+    float a[2][kTM], b[2][kTN];
+    load_fragments(As, Bs, pl, 0, a[0], b[0]);
 #pragma unroll
-    for (int kk = 0; kk < kBK; kk += 4) {
-        float a[4][kTM], b[4][kTN];
+    for (int k = 0; k < kBK; ++k) {
+        if (k + 1 < kBK) load_fragments(As, Bs, pl, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
 #pragma unroll
-        for (int q = 0; q < 4; ++q)
+        for (int i = 0; i < kTM; ++i)
 #pragma unroll
-            for (int j = 0; j < kTN; j += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(Bs + (kk + q) * kBN + col_of(pl, j));
-                b[q][j] = v.x, b[q][j + 1] = v.y, b[q][j + 2] = v.z, b[q][j + 3] = v.w;
+            for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
+                const int j = (i & 1) ? kTN - 1 - jj : jj;
+                acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
             }
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-#pragma unroll
-            for (int i = 0; i < kTM; i += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(As + (kk + q) * kAStride + row_of(pl, i));
-                a[q][i] = v.x, a[q][i + 1] = v.y, a[q][i + 2] = v.z, a[q][i + 3] = v.w;
-            }
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-#pragma unroll
-            for (int i = 0; i < kTM; ++i)
-#pragma unroll
-                for (int jj = 0; jj < kTN; ++jj) {  // odd rows right to left: b reused at the turn
-                    const int j = (i & 1) ? kTN - 1 - jj : jj;
-                    acc[i][j] = fmaf(a[q][i], b[q][j], acc[i][j]);
-                }
     }
 }
 
@@ -2828,6 +2830,162 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
     }
 }
 
+// tail = s: the tiles of the last, partly filled round split along K. With
+// S blocks resident at once (launch(): the SMs x min_blocks), T tiles run as
+// T / S whole rounds and a last round of r = T % S tiles, on r of the S
+// slots: at 3001 x 2999 x 4097, 1128 tiles of 64 x 128 make 4 rounds of 264
+// and 72 tiles alone. Here the first T - r blocks (blockIdx.x, one
+// dimension) take a whole tile each and the last r tiles are s slices of K
+// each, r s blocks, s consecutive blocks a tile: the last round does 1 / s
+// of a tile's work on s times the slots. A slice writes its partial tile to
+// scratch and the last of a tile's s to arrive (a counter per split tile,
+// atomicInc: left zero for the next launch, launch().scratch_zero_kept) sums
+// them in slice order, the same sums every launch, and stores.
+constexpr int kTail = 4;
+static_assert(kTail > 1 && kSplit == 1, "tail splits whole tiles only");
+
+// Tile t of tiles_n x tiles_m in this block's raster order (common.cuh's tile_of on an index).
+__device__ __forceinline__ void tile_at(int t, int tiles_n, int tiles_m, int& tm, int& tn) {
+    if (kGroup == 0) {
+        tm = t / tiles_n;
+        tn = t % tiles_n;
+        return;
+    }
+    const int per_group = kGroup * tiles_n, first = t / per_group * kGroup;
+    const int rows = min(kGroup, tiles_m - first);
+    tm = first + t % per_group % rows;
+    tn = t % per_group / rows;
+}
+// Partial tiles through scratch (tail, stream_k): a block's part of a tile
+// goes to a slot of its own; the tile's last block to arrive sums the slots
+// in slot order (the same sums every launch) and stores. Consumers only (the
+// producers may have left): a named barrier of the consumers.
+constexpr int kPartsBarrier = 15;  // the named barrier kind uses 1..2 kStages
+static_assert(2 * kStages < kPartsBarrier, "the named barrier kind's ids stay below the parts' barrier");
+
+__device__ __forceinline__ void consumers_sync() {
+    asm volatile("bar.sync %0, %1;" ::"n"(kPartsBarrier), "n"(kConsumerThreads) : "memory");
+}
+
+// This block's part written to its slot and counted on the tile's counter
+// (atomicInc over n arrivals: left zero for the next launch,
+// launch().scratch_zero_kept); true in the last of the n to arrive.
+__device__ __forceinline__ bool write_part(float* slot, unsigned* count, unsigned n, int ctid,
+                                           const float (&acc)[kTM][kTN]) {
+    __shared__ bool last_part;
+    const Place pl = place_of(ctid);
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; j += 4)
+            *reinterpret_cast<float4*>(slot + row_of(pl, i) * kBN + col_of(pl, j)) =
+                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    __threadfence();  // this part is visible before its count
+    consumers_sync();
+    if (ctid == 0) last_part = atomicInc(count, n - 1) == n - 1;
+    consumers_sync();  // read before a later call's thread 0 writes it again (after its first sync)
+    if (!last_part) return false;
+    __threadfence();  // the other parts, counted, are read after their counts
+    return true;
+}
+
+// acc = the sum of the tile's n slots, slot_of(0), ..., slot_of(n - 1), in
+// that order. Slots outer: a thread's loads of one slot are issued together,
+// one L2 round trip a slot rather than one a slot and float4 (the 33 parts of
+// a stream_k tile at 256 x 256 x 16384 took ~150 us one float4 at a time).
+template <class SlotOf>
+__device__ __forceinline__ void sum_parts(int n, SlotOf slot_of, int ctid, float (&acc)[kTM][kTN]) {
+    const Place pl = place_of(ctid);
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; ++j) acc[i][j] = 0.0f;
+#pragma unroll 1
+    for (int z = 0; z < n; ++z) {
+        const float* part = slot_of(z);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+            for (int j = 0; j < kTN; j += 4) {  // L2, not L1: other SMs wrote them
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(part + row_of(pl, i) * kBN + col_of(pl, j)));
+                acc[i][j] += v.x, acc[i][j + 1] += v.y, acc[i][j + 2] += v.z, acc[i][j + 3] += v.w;
+            }
+    }
+}
+
+// The launch's split: its whole tiles (the first blocks) and split tiles,
+// read back from gridDim.x (launch(): tiles + split (kTail - 1) blocks).
+struct TailSplit {
+    int whole, split;
+};
+// gridDim.x read anew each time (volatile): the compiler would otherwise keep
+// make_gemm_tail's answer for finish_tail in registers through the main loop.
+__device__ __forceinline__ unsigned blocks_now() {
+    unsigned n;
+    asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(n));
+    return n;
+}
+__device__ __forceinline__ TailSplit tail_split(int M, int N) {
+    const long long tiles = (long long)((N + kBN - 1) / kBN) * ((M + kBM - 1) / kBM), grid = blocks_now();
+    const long long split = (grid - tiles) / (kTail - 1);
+    if (split < 0 || split > tiles || tiles + split * (kTail - 1) != grid) __trap();  // a grid launch() never gives
+    return {(int)(tiles - split), (int)split};
+}
+// This block's slice of its split tile (-1: a whole tile).
+__device__ __forceinline__ int tail_slice(const TailSplit& ts) {
+    return (int)blockIdx.x < ts.whole ? -1 : ((int)blockIdx.x - ts.whole) % kTail;
+}
+
+// The scratch memory's address, kept in shared memory rather than the Gemm:
+// a register pair held through the main loop spilled the all-warps 64 x 256
+// x 32 kind (128 registers at two blocks an SM).
+__shared__ float* tail_scratch;
+
+// make_gemm for tail variants. A whole tile (the first blocks) as make_gemm
+// makes it, at tile blockIdx.x of the raster; a slice as a GEMM of its own
+// over its columns k0.. of A and rows of B (the main loop counts its
+// k-tiles from 0). The kernel calls it on two paths, so the whole tiles'
+// main loop keeps make_gemm's registers (A, B and K as the kernel's
+// parameters, no k offset): held through one shared loop they spilled the
+// all-warps 64 x 256 x 32 kind at 128 registers.
+__device__ __forceinline__ Gemm make_gemm_tail(int M, int N, int K, float alpha, const float* A, int lda,
+                                               const float* B, int ldb, float beta, float* C, int ldc,
+                                               int slice, int t) {
+    const int total = (K + kBK - 1) / kBK, per = (total + kTail - 1) / kTail;
+    if (slice >= 0) {
+        const int k0 = min(slice * per, total) * kBK;
+        A += k0;
+        B += (long long)k0 * ldb;
+        K = max(0, min(K - k0, per * kBK));  // a slice past K (K of a few k-tiles) adds zeros
+    }
+    Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb), vec_ok(C, ldc), 0, 0, 0,
+           (K + kBK - 1) / kBK};
+    int tm, tn;
+    tile_at(t, (N + kBN - 1) / kBN, (M + kBM - 1) / kBM, tm, tn);
+    g.m0 = tm * kBM;
+    g.n0 = tn * kBN;
+    return g;
+}
+
+// The tile's end under tail: a whole tile stored; a slice's partial written
+// and, by the tile's last slice to arrive, all summed in slice order and
+// stored (parts.cuh).
+__device__ __forceinline__ void finish_tail(const Gemm& g, int ctid, float (&acc)[kTM][kTN]) {
+    if (ctid < 0) return;
+    const TailSplit ts = tail_split(g.M, g.N);
+    const int slice = tail_slice(ts);
+    if (slice < 0) {
+        store_tile(g, ctid, acc);
+        return;
+    }
+    const int tile = ((int)blockIdx.x - ts.whole) / kTail;  // of the split ones
+    const long long counter_words = ((long long)ts.split + 63) / 64 * 64;
+    float* const slots = tail_scratch + counter_words + (long long)tile * kTail * (kBM * kBN);
+    unsigned* const count = reinterpret_cast<unsigned*>(tail_scratch) + tile;
+    if (!write_part(slots + slice * (kBM * kBN), count, kTail, ctid, acc)) return;
+    sum_parts(kTail, [slots](int z) { return slots + z * (kBM * kBN); }, ctid, acc);
+    store_tile(g, ctid, acc);
+}
 // The tile's end: stored by each consumer (ctid >= 0); under split-K the
 // blocks of the cluster (every thread, producers too, takes part in the
 // cluster barriers) first add their sums into the first block's shared
@@ -2835,14 +2993,14 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
 __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, int ctid,
                                             float (&acc)[kTM][kTN]) {
     (void)smem;
-    if (ctid >= 0) store_tile(g, ctid, acc);
+    finish_tail(g, ctid, acc);
 }
 // Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
 // kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
 // (one per thread, or one per warp). Waiters spin on try_wait.parity with
 // the phase bit of the stage's current round.
 constexpr int kFullCount = 128;
-constexpr int kEmptyCount = 4;
+constexpr int kEmptyCount = 8;
 static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
 __device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
     return smem_addr(smem + 8 * s);
@@ -2997,21 +3155,45 @@ __device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigne
 // it; producers wait only for empty[s], consumers only for full[s]. The
 // first kStages fills need no wait and the last kStages drains no release,
 // so both sides arrive the same number of times on every barrier.
+// regs = setmaxnreg (sm_90a): the producer warpgroup gives registers back
+// and the consumer warpgroups take them, within what the block was launched
+// with (kThreads x the registers __launch_bounds__ leaves a thread: an inc
+// past it waits for ever), so 8 x 16 consumers hold their 128 accumulators
+// and both fragment sets where every thread would have 168. Built for plain sm_90 (a program's build without the
+// sm_90a flags) the instructions are left out: the same code, spilling,
+// which the header's run() takes only from sm_90a code (usable()).
+constexpr int kProducerRegs = 112, kConsumerRegs = 192;
+static_assert(kProducerThreads == 128 &&
+                  kProducerRegs * 128 + kConsumerRegs * kConsumerThreads <= 65536 / kThreads / 8 * 8 * kThreads,
+              "one producer warpgroup; the registers the block was launched with");
+template <int R>
+__device__ __forceinline__ void regs_give_back() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
+template <int R>
+__device__ __forceinline__ void regs_take() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+#endif
+}
 __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem) {
     const int tid = threadIdx.x;
     if (tid == 0) sync_init(smem);
     __syncthreads();  // no thread may touch a barrier before init
-    float acc[kTM][kTN] = {};
-    if (tid < kProducerThreads) {
+    if (tid < kProducerThreads) {  // warpgroup 0 (kSplit is 1: no cluster barriers to join)
+        regs_give_back<kProducerRegs>();
         for (int kt = 0; kt < g.ktiles; ++kt) {
             const int s = kt % kStages;
             const uint32_t phase = (uint32_t)((kt / kStages) & 1);
             if (kt >= kStages) producer_acquire(smem, s, phase ^ 1u);
             produce(g, kt, tid, smem, s);
         }
-        if (kSplit > 1) finish_tile(g, smem, -1, acc);  // the cluster's barriers count producers too
         return;
     }
+    regs_take<kConsumerRegs>();  // the accumulators live only past here
+    float acc[kTM][kTN] = {};
     const int ctid = tid - kProducerThreads;
     for (int kt = 0; kt < g.ktiles; ++kt) {
         const int s = kt % kStages;
@@ -3022,17 +3204,32 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
     }
     finish_tile(g, smem, ctid, acc);
 }
+// The kernel's body under tail: whole tiles and slices on paths of their own.
+__device__ __forceinline__ void run_tail(int M, int N, int K, float alpha, const float* A, int lda,
+                                         const float* B, int ldb, float beta, float* C, int ldc,
+                                         float* scratch, unsigned char* smem) {
+    const TailSplit ts = tail_split(M, N);
+    const int b = (int)blockIdx.x;
+    if (b < ts.whole) {
+        run_schedule(make_gemm_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1, b), smem);
+        return;
+    }
+    tail_scratch = scratch;  // every thread writes the same address
+    run_schedule(make_gemm_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (b - ts.whole) % kTail,
+                                ts.whole + (b - ts.whole) / kTail),
+                 smem);
+}
 
 #endif  // arch guard
 
 #define BARTUNE_CLUSTER
 static __global__ void __launch_bounds__(kThreads, 1) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+               float* scratch) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char smem[];
-    const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    run_schedule(g, smem);
+    run_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
 #endif
@@ -3047,7 +3244,7 @@ using namespace bartune_common;  // the helpers, probe and encoder (written once
 // Whether this binary holds the kernel for the current device (see usable_code).
 inline bool usable() {
     static std::atomic<signed char> bt_cache[64];
-    return usable_code((const void *)bt_kernel, 80, false, bt_cache);
+    return usable_code((const void *)bt_kernel, 90, true, bt_cache);
 }
 
 // Launch geometry from the space's launch(), as measured.
@@ -3068,14 +3265,16 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = (bt_ceil_div(bt_s_N, 128LL));
-    const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
+    const long long bt_grid_x = (((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) + (((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)) * 3LL)));
+    const long long bt_grid_y = 1LL;
     const long long bt_grid_z = 1LL;
-    const long long bt_block_x = 256LL;
+    const long long bt_block_x = 384LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 50688LL;
+    const long long bt_smem = 75008LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
+    const long long bt_scratch = ((((bt_ceil_div(((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)), 64LL) * 64LL) * 4LL) + ((((((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)) * 4LL) * 128LL) * 256LL) * 4LL)));
+    const long long bt_scratch_zero = (((bt_ceil_div(((bt_ceil_div(bt_s_N, 256LL) * bt_ceil_div(bt_s_M, 128LL)) % (bt_sms * 1LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
     // below what a call needs (kept per device and context: cudaDeviceReset
@@ -3102,10 +3301,14 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
-    void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc};
-    return cudaLaunchKernel((const void *)bt_kernel,
-        dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
-        dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    auto bt_launch = [&](void *bt_ws) -> cudaError_t {
+        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+        return cudaLaunchKernel((const void *)bt_kernel,
+            dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
+            dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
+    };
+    // the kernel leaves the zero prefix zero (launch().scratch_zero_kept)
+    return bartune_scratch::with_kept((size_t)bt_scratch, (size_t)bt_scratch_zero, bt_dev, stream, bt_launch);
 }
 
 // The header's entry for an sgemm variant (bartune emit). Its kernels take
