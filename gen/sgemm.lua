@@ -16,10 +16,15 @@ local split = function(c) return c.loaders == "producers" end
 -- or producer warps beside the consumer warps (warp-specialised).
 param("barrier", { "syncthreads", "named", "cuda_barrier", "mbarrier" })
 param("loaders", { "all", "producers" }, { when = function(c) return c.barrier == "syncthreads" end })
--- (bulk: completes on an mbarrier's transaction count, into an m-major A stage)
-param("producer", { "regs", "cp_async", "bulk" }, { allow = function(c, v)
-  return v ~= "bulk" or c.barrier == "mbarrier"
+-- (bulk: completes on an mbarrier's transaction count, into an m-major A stage;
+-- tensor_b: B's k-tile as one tensor copy, the box landing as the k-major
+-- stage the consumers read, A by cp.async: templates/sgemm/load_tensor_b.cuh.
+-- A's half is not a tensor copy: its k-major stage is a transpose, which the
+-- copy engine does not do for 4-byte elements.)
+param("producer", { "regs", "cp_async", "bulk", "tensor_b" }, { allow = function(c, v)
+  return (v ~= "bulk" and v ~= "tensor_b") or c.barrier == "mbarrier"
 end })
+local cp_async_family = function(c) return c.producer == "cp_async" or c.producer == "tensor_b" end
 -- (Pruned, so the space stays within what bartune expands: one producer
 -- warp and 256-row tiles were never within 14% of a shape's best in the
 -- 3411 records of the H200, NOTES.md 2026-12-02.)
@@ -86,7 +91,7 @@ end })
 -- inside-tile path (2.937 ms at 4096^3, producer = regs).
 param("fma_order", { "rows", "zigzag" }, { default = "rows", when = function(c)
   return c.tm == 8 and c.frag ~= "k2" and c.a_layout == "k" and
-      (c.tn == 8 and c.producer == "cp_async" or c.tn == 16 and c.bm * c.bn == 128 * 256)
+      (c.tn == 8 and cp_async_family(c) or c.tn == 16 and c.bm * c.bn == 128 * 256)
 end })
 -- (Tried and removed: "addresses = tile", cp.async copies inside both
 -- matrices addressed from one 64-bit tile corner per operand plus 32-bit
@@ -166,7 +171,7 @@ end })
 -- 2048^3 0.3596 against 0.3677; at 3001 x 2999 x 4097 (4-byte copies) 2.2661
 -- against 1.7999. Named barriers 2.9596, cuda::barrier 2.9953 at 4096^3.
 param("regs", { "none", "setmaxnreg" }, { default = "none", when = function(c)
-  return c.barrier ~= "syncthreads" and c.producer == "cp_async" and c.producer_warps == 4 and c.tm == 8 and
+  return c.barrier ~= "syncthreads" and cp_async_family(c) and c.producer_warps == 4 and c.tm == 8 and
       c.tn >= 8 and (c.bm // c.tm) * (c.bn // c.tn) == 256 and (c.min_blocks or 1) == 1 and
       (c.split or 1) == 1 and (c.scratch_split or 1) == 1
 end })
@@ -192,7 +197,7 @@ end })
 -- 256 are 3.88 rounds of 132; 2048^3's 128 leave 4 SMs idle). The
 -- register-rich kinds only, where the large shapes' bests are.
 param("stream_k", { 0, 1 }, { default = 0, when = function(c)
-  return c.regs == "setmaxnreg" and (c.tail or 1) == 1
+  return c.regs == "setmaxnreg" and c.producer == "cp_async" and (c.tail or 1) == 1
 end })
 local cluster = function(c) return (c.split or 1) > 1 end
 -- blocks per tile of C (slices of K), and whether their sums meet in scratch
@@ -234,7 +239,7 @@ derive(function(c, dev)
     c.empty_count = c.consumer_threads // 32
   end
   local needs = { syncthreads = 70, named = 70, cuda_barrier = 80, mbarrier = 80 }
-  local producer_needs = { regs = 70, cp_async = 80, bulk = 90 }
+  local producer_needs = { regs = 70, cp_async = 80, bulk = 90, tensor_b = 90 }
   c.min_cc = math.max(needs[c.barrier], producer_needs[c.producer], cluster(c) and 90 or 70)
   if c.regs == "setmaxnreg" then
     -- setmaxnreg moves registers within the block's launch allocation (168 a
@@ -301,7 +306,12 @@ launch(function(c, s, dev)
   local counters = ceil_div(tiles, 64) * 64 * 4
   local grid = { ceil_div(s.N, c.bn), ceil_div(s.M, c.bm), ksplit(c) }
   if c.scratch_sum == "spread" then grid = { ceil_div(s.N, c.bn) * ksplit(c), ceil_div(s.M, c.bm), 1 } end
-  return { grid = grid, block = { c.threads },
+  -- tensor_b: B (N inner, K rows) in boxes of a k-tile; optional: zeros
+  -- where B's address or ldb is not 16-byte aligned (the kernel copies B
+  -- with cp.async there: any leading dimension and offset stays served)
+  local maps = c.producer == "tensor_b" and
+      { { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 4 }, box = { c.bn, c.bk }, optional = true } } or nil
+  return { grid = grid, block = { c.threads }, tensor_maps = maps,
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,
            scratch_zero = scratch(c) and counters or nil, scratch_zero_kept = scratch(c) or nil }

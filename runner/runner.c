@@ -906,14 +906,32 @@ static bool read_list(json_t *m, const char *key, size_t n, cuuint64_t lo, cuuin
     return true;
 }
 
+/* Whether the copy engine takes buffer b's address and map m's strides:
+ * multiples of 16 bytes. */
+static bool engine_aligned(json_t *m, const rbuf *b) {
+    json_t *st;
+    size_t i;
+    if (b->data % 16) return false;
+    json_array_foreach(json_object_get(m, "strides"), i, st) if (!json_is_integer(st) ||
+                                                                 json_integer_value(st) % 16)
+        return false;
+    return true;
+}
+
 /* One tensor map of a measure request (see gen/lib/problem.lua): buffer,
- * dims (innermost first), strides (bytes, of dims 2..), box, swizzle.
- * False after answering launch_refused. */
+ * dims (innermost first), strides (bytes, of dims 2..), box, swizzle, and
+ * optional (zeros where the copy engine cannot take the buffer's address or
+ * a stride: the kernel tests the same and takes another path). False after
+ * answering launch_refused. */
 static bool encode_map(json_t *m, int index, CUtensorMap *out) {
     const char *name = json_string_value(json_object_get(m, "buffer"));
     rbuf *b = NULL;
     for (int i = 0; name && i < P->n_bufs; i++)
         if (!strcmp(P->bufs[i].name, name)) b = &P->bufs[i];
+    if (b && json_is_true(json_object_get(m, "optional")) && !engine_aligned(m, b)) {
+        memset(out, 0, sizeof *out);
+        return true;
+    }
     size_t rank = json_array_size(json_object_get(m, "dims"));
     cuuint64_t dims[5], strides[4] = {0}, box64[5];
     cuuint32_t box[5], estr[5] = {1, 1, 1, 1, 1};

@@ -8,6 +8,9 @@
 // Variant: $(describe)
 #include <cstdint>
 #include <cuda_runtime.h>
+//% if producer == "tensor_b" then
+#include <cuda.h>  // CUtensorMap
+//% end
 //% if (split or 1) > 1 then
 #include <cooperative_groups.h>
 //% end
@@ -53,16 +56,22 @@ namespace $(ns) {
 //% end
 $(kernel_linkage) __global__ void __launch_bounds__(kThreads, $(min_blocks)) BARTUNE_CLUSTER
 $(kernel_name)(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$(((scratch_split or 1) > 1 or (tail or 1) > 1 or (stream_k or 0) == 1) and ",\n               float* scratch" or "")) {
+               const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc$(producer == "tensor_b" and ",\n               const __grid_constant__ CUtensorMap b_map" or "")$(((scratch_split or 1) > 1 or (tail or 1) > 1 or (stream_k or 0) == 1) and ",\n               float* scratch" or "")) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= $(min_cc * 10)
     extern __shared__ __align__(128) unsigned char smem[];
 //% if (scratch_split or 1) > 1 then
     Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
+//% if producer == "tensor_b" then
+    g.b_map = &b_map;
+//% end
 //% elseif (tail or 1) > 1 then
     run_tail(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, smem);
 //% elseif (stream_k or 0) == 1 then
     run_stream_k(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, smem);
+//% elseif producer == "tensor_b" then
+    Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g.b_map = &b_map;
 //% else
     const Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 //% end

@@ -45,7 +45,13 @@ tune sgemm --size M=256 --size N=256 --size K=128 barrier=syncthreads loaders=al
 # a stream_k one, whose launcher's grid (S x rounds + 1) and scratch come from launch()
 tune sgemm --size M=512 --size N=512 --size K=128 barrier=mbarrier producer=cp_async producer_warps=4 bm=128 \
     bn=256 bk=16 tm=8 tn=16 warp=wide stages=4 a_layout=k raster=grouped fma_order=zigzag regs=setmaxnreg stream_k=1
+# a tensor_b one: its map of B optional (launch().tensor_maps), encoded only where B's address and
+# ldb allow the copy engine, zeros elsewhere
+tune sgemm --size M=384 --size N=256 --size K=128 barrier=mbarrier producer=tensor_b producer_warps=4 bm=64 \
+    bn=64 bk=16 tm=4 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=1
 h=$tmp/k/fake-gpu-sm90/sgemm.cuh
+grep -q 'bt_aligned = reinterpret_cast<unsigned long long>(static_cast<const void \*>(B)) % 16 == 0' "$h" &&
+    grep -q 'if (bt_aligned) {' "$h" || fail "sgemm: no tensor_b launcher encoding B's map only where aligned"
 grep -q 'run_stream_k(M, N, K' "$h" && grep -q 'bt_grid_y = .*bt_sms' "$h" ||
     fail "sgemm: no stream_k variant whose grid rows count the device's SMs: $(grep 'bt_grid_y' "$h")"
 [ "$(grep -c 'usable_code((const void \*)bt_kernel, 90, true' "$h")" = 1 ] &&

@@ -21,9 +21,9 @@ kinds=("barrier=syncthreads loaders=all" "barrier=syncthreads loaders=producers 
 check() { has_patterns "$@"; }
 i=0
 for kind in "${kinds[@]}"; do
-    for producer in regs cp_async bulk; do
+    for producer in regs cp_async bulk tensor_b; do
         for layout in k m; do
-            case $producer/$kind/$layout in bulk/*mbarrier*/m) ;; bulk/*) continue ;; esac
+            case $producer/$kind/$layout in bulk/*mbarrier*/m | tensor_b/*mbarrier*) ;; bulk/* | tensor_b/*) continue ;; esac
             stages=3
             [ $producer = regs ] && stages=2
             sel="$kind producer=$producer a_layout=$layout bm=128 bn=64 bk=16 tm=8 tn=8 warp=block stages=$stages raster=grouped min_blocks=1"
@@ -34,11 +34,14 @@ for kind in "${kinds[@]}"; do
                 "$nvcc" -cubin -arch=$arch -std=c++17 -O3 -o "$tmp/$i.$arch.cubin" "$tmp/$i.cu" 2>"$tmp/$i.log" ||
                     { echo "nvcc $arch: $sel"; cat "$tmp/$i.log"; fail=1; }
             done
-            [ $layout = k ] || [ $producer = bulk ] || continue # the PTX of a kind does not hang on the layout
+            [ $layout = k ] || [ $producer = bulk ] || [ $producer = tensor_b ] || continue # the PTX of a kind does not hang on the layout
             "$nvcc" -ptx -arch=sm_90 -std=c++17 -o "$tmp/$i.ptx" "$tmp/$i.cu" || { fail=1; continue; }
             case $producer in
             bulk) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk' 'expect_tx' ;;
             cp_async) check "$sel" "$tmp/$i.ptx" 'cp\.async' -- 'cp\.async\.bulk' ;;
+            # B's box by the copy engine (a map parameter), A by cp.async, the box's bytes announced
+            tensor_b) check "$sel" "$tmp/$i.ptx" 'cp\.async\.bulk\.tensor\.2d' 'mbarrier\.expect_tx' 'cp\.async\.ca' \
+                '\.param \.align 128 \.b8 .*_param_11\[128\]' -- 'cp\.async\.bulk\.shared' ;;
             regs) check "$sel" "$tmp/$i.ptx" -- 'cp\.async' ;;
             esac
             case $kind in

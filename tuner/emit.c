@@ -196,13 +196,24 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
             }
             sb_printf(b, "%s};\n", json_array_size(list) ? "" : "0");
         }
+        /* optional: zeros where the copy engine cannot take the address or a
+         * stride (the kernel tests the same and takes another path) */
+        const bool optional = json_is_true(json_object_get(m, "optional"));
+        if (optional) {
+            sb_printf(b, "        bool bt_aligned = reinterpret_cast<unsigned long long>("
+                         "static_cast<const void *>(%s)) %% 16 == 0;\n"
+                         "        for (cuuint64_t bt_s : bt_strides) bt_aligned = bt_aligned && bt_s %% 16 == 0;\n"
+                         "        bt_map%zu = CUtensorMap{};  // zeros unless encoded (launch().tensor_maps optional)\n"
+                         "        if (bt_aligned) {\n",
+                      buf, i);
+        }
         sb_printf(b,
                   "        bt_e = bt_encode_map(&bt_map%zu, CU_TENSOR_MAP_DATA_TYPE_%s, %s, %zuu, "
                   "bt_dims, "
                   "bt_strides, bt_box, %d);\n"
-                  "        if (bt_e != cudaSuccess) return bt_e;\n    }\n",
+                  "        if (bt_e != cudaSuccess) return bt_e;\n%s    }\n",
                   i, type ? type : "UINT8", buf, json_array_size(json_object_get(m, "dims")),
-                  (int)json_integer_value(json_object_get(m, "swizzle")));
+                  (int)json_integer_value(json_object_get(m, "swizzle")), optional ? "        }\n" : "");
     }
 }
 

@@ -836,10 +836,15 @@ end
 -- args, each { buffer = "A", dims = { inner, ... }, strides = { bytes of
 -- dims 2.. }, box = { ... }, swizzle = 0 | 32 | 64 | 128 }. The runner
 -- encodes them with cuTensorMapEncodeTiled on the buffer's device pointer;
--- the header encodes the same maps from the call's sizes.
+-- the header encodes the same maps from the call's sizes. optional = true:
+-- a map the copy engine can take only at some calls (a problem that allows
+-- any leading dimension and alignment): encoded where the buffer's address
+-- and every stride are multiples of 16 bytes, elsewhere passed as zeros,
+-- which the kernel must not use (it tests the same: address % 16 and the
+-- strides) and takes another path.
 function M.tensor_maps(maps, where)
   if maps == nil then return nil, nil end
-  local bad = where .. ": launch().tensor_maps must be a list of { buffer = name, dims = {...}, strides = {...}, box = {...}, swizzle = 0|32|64|128 }"
+  local bad = where .. ": launch().tensor_maps must be a list of { buffer = name, dims = {...}, strides = {...}, box = {...}, swizzle = 0|32|64|128, optional = true|false }"
   if type(maps) ~= "table" or rawlen(maps) > 8 then error(bad .. " (at most 8)", 0) end
   local out, values = {}, {}
   for i = 1, rawlen(maps) do
@@ -848,6 +853,9 @@ function M.tensor_maps(maps, where)
     local e = { buffer = rawget(m, "buffer"), swizzle = rawget(m, "swizzle") or 0 }
     local ev = { buffer = e.buffer, swizzle = e.swizzle }
     if e.swizzle ~= 0 and e.swizzle ~= 32 and e.swizzle ~= 64 and e.swizzle ~= 128 then error(bad, 0) end
+    local optional = rawget(m, "optional")
+    if optional ~= nil and type(optional) ~= "boolean" then error(bad .. " (optional: true or false)", 0) end
+    e.optional, ev.optional = optional or nil, optional or nil
     local rank = type(rawget(m, "dims")) == "table" and rawlen(rawget(m, "dims")) or 0
     if rank < 1 or rank > 5 then error(bad .. " (1 to 5 dims)", 0) end
     for key, n in pairs({ dims = rank, strides = rank - 1, box = rank }) do

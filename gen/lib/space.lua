@@ -778,6 +778,7 @@ function M.same_geometry(S, values, dev, at, gv, desc)
   for i, m in ipairs(nm) do
     local h = gm[i]
     if m.buffer ~= h.buffer or m.swizzle ~= h.swizzle then differ("tensor map " .. i, m.buffer, h.buffer) end
+    if m.optional ~= h.optional then differ("tensor map " .. i .. " optional", m.optional, h.optional) end
     for _, key in ipairs({ "dims", "strides", "box" }) do
       for k = 1, #m[key] do
         if m[key][k] ~= h[key][k] then differ("tensor map " .. i .. " " .. key .. "[" .. k .. "]", m[key][k], h[key][k]) end

@@ -52,6 +52,9 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+//% if producer == "tensor_b" then
+    const CUtensorMap* b_map;  // B's tensor map, zeros where !b_vec (launch().tensor_maps optional)
+//% end
 //% if (scratch_split or 1) > 1 then
     float* scratch;            // split-K: a counter per tile (kCounterWords), then each tile's kSplit partial tiles
 //% end

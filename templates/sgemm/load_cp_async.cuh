@@ -43,6 +43,9 @@ __device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, fl
         copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
               g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, g.A, 4, kVec);
     }
+//% if producer == "tensor_b" then
+    if (!Bs) return;  // B by its tensor copy
+//% end
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
         const int u = ptid + it * kLoaders;
@@ -71,6 +74,9 @@ __device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As
         copy4(dst, kAKMajor ? kAStride : 1, g.A + (long long)(gm < g.M ? gm : 0) * g.lda + gk, g.A,
               gm < g.M ? g.K - gk : 0, g.a_vec);
     }
+//% if producer == "tensor_b" then
+    if (!Bs) return;
+//% end
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
         const int u = ptid + it * kLoaders;
