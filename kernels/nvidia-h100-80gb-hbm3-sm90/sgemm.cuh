@@ -317,8 +317,8 @@ inline cudaError_t with_kept(size_t bytes, size_t zero, int dev, cudaStream_t st
 }  // namespace bartune_scratch
 #endif
 
-// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: median 2.8056 ms (min 2.8046, max 2.8267),
-// measured 2026-12-06T17:08:42Z with nvcc 13.0.88.
+// Best verified variant at K=4096 M=4096 N=4096 lda=4096 ldb=4096 ldc=4096: median 2.7849 ms (min 2.7840, max 2.7884),
+// measured 2026-12-07T08:14:25Z with nvcc 13.0.88.
 // config: barrier=mbarrier producer=cp_async producer_warps=4 bm=128 bn=256 bk=8 tm=8 tn=16 warp=block stages=4 a_layout=k fma_order=zigzag raster=row regs=setmaxnreg 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
