@@ -2023,9 +2023,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v3
 
-// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0169 ms (min 0.0162, max 0.0202),
-// measured 2026-12-06T08:25:13Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4 
+// Best verified variant at K=512 M=512 N=512 lda=512 ldb=512 ldc=512: median 0.0147 ms (min 0.0139, max 0.0195),
+// measured 2026-12-07T08:23:43Z with nvcc 13.0.88.
+// config: barrier=named producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=8 tn=4 stages=2 a_layout=m raster=row min_blocks=2 scratch_split=4 scratch_sum=spread 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -2033,7 +2033,7 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=4 bm=64 bn=64 bk=16 tm=4 tn=4 stages=6 a_layout=m raster=row min_blocks=2 scratch_split=4
+// Variant: barrier=named producer=cp_async producer_warps=4 bm=64 bn=64 bk=32 tm=8 tn=4 stages=2 a_layout=m raster=row min_blocks=2 scratch_split=4 scratch_sum=spread
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -2041,15 +2041,15 @@ namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v4 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
-constexpr int kBM = 64, kBN = 64, kBK = 16;  // block tile, k-tile
-constexpr int kTM = 4, kTN = 4;                // one consumer thread's tile of C
+constexpr int kBM = 64, kBN = 64, kBK = 32;  // block tile, k-tile
+constexpr int kTM = 8, kTN = 4;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
 // the group's rows of A and columns of B, so a warp reads fewer distinct
 // words of each stage than when its threads spread over the whole tile.
 constexpr int kWM = 64, kWN = 64;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 6;
+constexpr int kStages = 2;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = 128;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
@@ -2063,8 +2063,8 @@ constexpr int kPad = 4;
 constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
-constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 55808;
+constexpr int kBarArea = 0;  // bytes of barrier objects before the stages
+constexpr int kSmemBytes = 34816;
 constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
 constexpr int kSplit = 4;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
@@ -2101,7 +2101,7 @@ struct Gemm {
 __device__ __forceinline__ void tile_of(int& tm, int& tn) {
     if (kGroup == 0) {
         tm = blockIdx.y;
-        tn = blockIdx.x;
+        tn = blockIdx.x / kSplit;
         return;
     }
     const int tiles_n = gridDim.x, tiles_m = gridDim.y;
@@ -2119,7 +2119,7 @@ __device__ __forceinline__ bool vec_ok(const float* p, int ld) {
 __device__ __forceinline__ Gemm make_gemm(int M, int N, int K, float alpha, const float* A, int lda,
                                           const float* B, int ldb, float beta, float* C, int ldc) {
     const int total = (K + kBK - 1) / kBK, per = (total + kSplit - 1) / kSplit;
-    const int kt0 = kSplit > 1 ? (int)blockIdx.z * per : 0;
+    const int kt0 = kSplit > 1 ? (int)(blockIdx.x % kSplit) * per : 0;
     const int count = kSplit > 1 ? max(0, min(per, total - kt0)) : total;
     Gemm g{M, N, K, lda, ldb, ldc, alpha, beta, A, B, C, vec_ok(A, lda), vec_ok(B, ldb),
            vec_ok(C, ldc), 0, 0, kt0, count};
@@ -2228,6 +2228,47 @@ __device__ __forceinline__ void store_tile(const Gemm& g, int ctid, const float 
     }
 }
 
+// scratch_sum = spread: once a tile's kSplit blocks have written their
+// partials (consecutive blocks, blockIdx.x % kSplit the slice: the block scheduler
+// starts them in order, so the blocks a block waits for run or have run),
+// block r adds share r of the tile's float4s over the slots in split order
+// (the same sums every launch) and stores them, every thread taking part:
+// each block reads 1 / kSplit of what the last block alone would. The
+// counter goes on to 2 kSplit, each block counting again once it saw the
+// kSplit arrivals, and the last of those leaves it zero for the next launch
+// (launch().scratch_zero_kept): by then no block of the tile still waits.
+__device__ __forceinline__ void spread_sum(const Gemm& g, const float* slots, unsigned* count) {
+    if (threadIdx.x == 0) {
+        atomicAdd(count, 1u);
+        unsigned n;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(n) : "l"(count) : "memory");
+        while (n < kSplit);
+        atomicInc(count, 2 * kSplit - 1);  // past 2 kSplit - 1: 0
+    }
+    __syncthreads();  // the others' partials are read after thread 0 saw them counted
+    constexpr int kQuads = kBM * kBN / 4;
+    const int r = blockIdx.x % kSplit, e1 = (r + 1) * kQuads / kSplit;
+    const bool read_c = g.beta != 0.0f;
+    for (int e = r * kQuads / kSplit + threadIdx.x; e < e1; e += kThreads) {
+        float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int z = 0; z < kSplit; ++z) {  // L2: other SMs wrote them
+            const float4 v = __ldcg(reinterpret_cast<const float4*>(slots) + z * kQuads + e);
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+        const int gm = g.m0 + e / (kBN / 4), gn = g.n0 + e % (kBN / 4) * 4;
+        if (gm >= g.M) continue;
+        float* c = g.C + (long long)gm * g.ldc + gn;
+        const float v[4] = {s.x, s.y, s.z, s.w};
+        if (g.c_vec && gn + 4 <= g.N) {
+            float4 o = read_c ? *reinterpret_cast<const float4*>(c) : make_float4(0, 0, 0, 0);
+            *reinterpret_cast<float4*>(c) = make_float4(fmaf(g.alpha, v[0], g.beta * o.x), fmaf(g.alpha, v[1], g.beta * o.y),
+                                                        fmaf(g.alpha, v[2], g.beta * o.z), fmaf(g.alpha, v[3], g.beta * o.w));
+        } else {
+            for (int q = 0; q < 4 && gn + q < g.N; ++q) c[q] = fmaf(g.alpha, v[q], read_c ? g.beta * c[q] : 0.0f);
+        }
+    }
+}
+
 // The tile's end: stored by each consumer (ctid >= 0); under split-K the
 // blocks of the cluster (every thread, producers too, takes part in the
 // cluster barriers) first add their sums into the first block's shared
@@ -2243,8 +2284,7 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
     // zero (scratch_zero_kept: the last block's atomicInc wraps its count to
     // 0); every slot is written before it is read.
     (void)smem;
-    __shared__ bool last;
-    const long long tiles = (long long)gridDim.x * gridDim.y, tile = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+    const long long tiles = (long long)gridDim.x / kSplit * gridDim.y, tile = (long long)blockIdx.y * (gridDim.x / kSplit) + blockIdx.x / kSplit;
     const long long counter_words = (tiles + 63) / 64 * 64;
     float* slots = g.scratch + counter_words + tile * kSplit * (kBM * kBN);
     unsigned* count = reinterpret_cast<unsigned*>(g.scratch) + tile;
@@ -2254,83 +2294,30 @@ __device__ __forceinline__ void finish_tile(const Gemm& g, unsigned char* smem, 
         for (int i = 0; i < kTM; ++i)
 #pragma unroll
             for (int j = 0; j < kTN; j += 4) {
-                float* slot = slots + blockIdx.z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
+                float* slot = slots + (blockIdx.x % kSplit) * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j);
                 *reinterpret_cast<float4*>(slot) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             }
     __threadfence();  // this block's partial is visible before its count
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicInc(count, kSplit - 1) == kSplit - 1;
-    __syncthreads();
-    if (!last || ctid < 0) return;
-    __threadfence();  // the other blocks' partials, counted, are read after their counts
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-        for (int j = 0; j < kTN; j += 4) {
-            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            for (int z = 0; z < kSplit; ++z) {  // L2, not L1: other SMs wrote them
-                const float4 v = __ldcg(reinterpret_cast<const float4*>(slots + z * (kBM * kBN) + row_of(pl, i) * kBN + col_of(pl, j)));
-                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
-            }
-            acc[i][j] = s.x, acc[i][j + 1] = s.y, acc[i][j + 2] = s.z, acc[i][j + 3] = s.w;
-        }
-    store_tile(g, ctid, acc);
+    spread_sum(g, slots, count);
 }
-// Raw mbarrier (PTX, sm_80+). One-sided counts: full[s] expects
-// kFullCount producer arrivals, empty[s] kEmptyCount consumer arrivals
-// (one per thread, or one per warp). Waiters spin on try_wait.parity with
-// the phase bit of the stage's current round.
-constexpr int kFullCount = 128;
-constexpr int kEmptyCount = 8;
-static_assert(2 * kStages * 8 <= kBarArea, "barriers fit their area");
-__device__ __forceinline__ uint32_t full_bar(unsigned char* smem, int s) {
-    return smem_addr(smem + 8 * s);
+// Named barriers (bar.sync / bar.arrive; id 0 belongs to __syncthreads).
+// full[s] is id 1+s, empty[s] id 1+kStages+s; each counts all kThreads: the
+// signalling group arrives without waiting, the waiting group syncs.
+__device__ __forceinline__ void bar_sync(int id) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
 }
-__device__ __forceinline__ uint32_t empty_bar(unsigned char* smem, int s) {
-    return smem_addr(smem + 8 * (kStages + s));
+__device__ __forceinline__ void bar_arrive(int id) {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "n"(kThreads) : "memory");
 }
-__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+__device__ __forceinline__ void sync_init(unsigned char*) {}
+__device__ __forceinline__ void producer_acquire(unsigned char*, int s, uint32_t) {
+    bar_sync(1 + kStages + s);
 }
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-// try_wait (sm_90) suspends the thread for a while inside the instruction;
-// sm_80 has only the non-blocking test_wait.
-#if __CUDA_ARCH__ >= 900
-#define BARTUNE_MBAR_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
-#else
-#define BARTUNE_MBAR_WAIT "mbarrier.test_wait.parity.shared::cta.b64"
-#endif
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-    uint32_t done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     BARTUNE_MBAR_WAIT " p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-__device__ __forceinline__ void sync_init(unsigned char* smem) {
-    for (int s = 0; s < kStages; ++s) {
-        mbar_init(full_bar(smem, s), kFullCount);
-        mbar_init(empty_bar(smem, s), kEmptyCount);
-    }
-}
-__device__ __forceinline__ void producer_acquire(unsigned char* smem, int s, uint32_t parity) {
-    mbar_wait(empty_bar(smem, s), parity);
-}
-__device__ __forceinline__ void producer_commit(unsigned char* smem, int s) {
-    mbar_arrive(full_bar(smem, s));
-}
-__device__ __forceinline__ void consumer_wait(unsigned char* smem, int s, uint32_t parity) {
-    mbar_wait(full_bar(smem, s), parity);
-}
-__device__ __forceinline__ void consumer_release(unsigned char* smem, int s) {
-    __syncwarp();  // the warp's reads of the stage are done before lane 0 arrives
-    if ((threadIdx.x & 31) == 0) mbar_arrive(empty_bar(smem, s));
+__device__ __forceinline__ void producer_commit(unsigned char*, int s) { bar_arrive(1 + s); }
+__device__ __forceinline__ void consumer_wait(unsigned char*, int s, uint32_t) { bar_sync(1 + s); }
+__device__ __forceinline__ void consumer_release(unsigned char*, int s) {
+    bar_arrive(1 + kStages + s);
 }
 // cp.async loaders (sm_80+): kLoaders threads copy a k-tile of A and of B
 // from global to shared memory with no registers in between; bytes past the
@@ -2428,8 +2415,9 @@ __device__ __forceinline__ void cp_async_wait() {
 // expects), else after waiting for them.
 __device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
     issue(g, kt, ptid, a_stage(smem, s), b_stage(smem, s));
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full_bar(smem, s))
-                 : "memory");
+    cp_async_commit();
+    cp_async_wait<0>();
+    producer_commit(smem, s);
 }
 // Warp-specialised (the seed's split arrive/wait, CUTLASS's pipeline):
 // producer warps fill a ring of kStages stages, consumer warps compute from
@@ -2509,13 +2497,13 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     cudaError_t bt_e = cudaGetDevice(&bt_dev);
     if (bt_e == cudaSuccess) bt_e = cudaDeviceGetAttribute(&bt_sms, cudaDevAttrMultiProcessorCount, bt_dev);
     if (bt_e != cudaSuccess) return bt_e;
-    const long long bt_grid_x = (bt_ceil_div(bt_s_N, 64LL));
+    const long long bt_grid_x = ((bt_ceil_div(bt_s_N, 64LL) * 4LL));
     const long long bt_grid_y = (bt_ceil_div(bt_s_M, 64LL));
-    const long long bt_grid_z = 4LL;
-    const long long bt_block_x = 384LL;
+    const long long bt_grid_z = 1LL;
+    const long long bt_block_x = 256LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 55808LL;
+    const long long bt_smem = 34816LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     const long long bt_scratch = ((((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL) + (((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 4LL) * 64LL) * 64LL) * 4LL)));
     const long long bt_scratch_zero = (((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
@@ -4428,9 +4416,9 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 }
 }  // namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v7
 
-// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0641 ms (min 0.0637, max 0.0681),
-// measured 2026-12-06T08:25:16Z with nvcc 13.0.88.
-// config: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread 
+// Best verified variant at K=16384 M=256 N=256 lda=16384 ldb=256 ldc=256: median 0.0591 ms (min 0.0583, max 0.0605),
+// measured 2026-12-07T08:21:17Z with nvcc 13.0.88.
+// config: barrier=mbarrier producer=tensor_b producer_warps=2 bm=64 bn=64 bk=32 tm=8 tn=4 stages=3 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread 
 // bartune template: SGEMM, C = alpha * A * B + beta * C, fp32, row-major.
 // A block computes a BM x BN tile of C over k-tiles of BK staged through a
 // ring of shared-memory stages. Who loads the stages (every warp, or
@@ -4438,15 +4426,16 @@ inline cudaError_t run(int M, int N, int K, float alpha, const float* A, int lda
 // (__syncthreads, named barriers, cuda::barrier, raw mbarrier) are the
 // barrier kind, written once in pipeline/sync_*.cuh; how a stage is filled
 // (through registers, or cp.async) is the producer kind.
-// Variant: barrier=mbarrier producer=cp_async producer_warps=2 bm=64 bn=64 bk=16 tm=8 tn=4 stages=4 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread
+// Variant: barrier=mbarrier producer=tensor_b producer_warps=2 bm=64 bn=64 bk=32 tm=8 tn=4 stages=3 a_layout=m raster=row min_blocks=2 scratch_split=16 scratch_sum=spread
 #include <cstdint>
 #include <cuda_runtime.h>
+#include <cuda.h>  // CUtensorMap
 
 namespace bartune_sgemm_nvidia_h100_80gb_hbm3_sm90_v8 {
 
 // The tile shape, the shared-memory layout and the call's arguments, shared
 // by the loaders, the compute and the schedules.
-constexpr int kBM = 64, kBN = 64, kBK = 16;  // block tile, k-tile
+constexpr int kBM = 64, kBN = 64, kBK = 32;  // block tile, k-tile
 constexpr int kTM = 8, kTN = 4;                // one consumer thread's tile of C
 // The tile of C a group of consumer threads shares (a warp's own wm x wn, or
 // the whole block tile): its threads' float4 reads of a stage stay within
@@ -4454,12 +4443,12 @@ constexpr int kTM = 8, kTN = 4;                // one consumer thread's tile of 
 // words of each stage than when its threads spread over the whole tile.
 constexpr int kWM = 64, kWN = 64;
 constexpr int kGroupThreads = (kWM / kTM) * (kWN / kTN);
-constexpr int kStages = 4;
+constexpr int kStages = 3;
 constexpr int kConsumerThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kProducerThreads = 64;
 constexpr int kThreads = kConsumerThreads + kProducerThreads;
 constexpr int kLoaders = kProducerThreads ? kProducerThreads : kThreads;  // who fills stages
-constexpr int kMinArch = 80;
+constexpr int kMinArch = 90;
 // A's stage is k-major (As[k][m], transposed on the way in, so a thread
 // reads its rows of A as float4) or m-major (As[m][k], as A lies, so 16-byte
 // cp.async can fill it); kPad floats after each row spread the banks.
@@ -4469,7 +4458,7 @@ constexpr int kAStride = kAKMajor ? kBM + kPad : kBK + kPad;
 constexpr int kAStage = kAKMajor ? kBK * kAStride : kBM * kAStride;  // floats
 constexpr int kBStage = kBK * kBN;                                   // Bs[k][n]
 constexpr int kBarArea = 512;  // bytes of barrier objects before the stages
-constexpr int kSmemBytes = 37376;
+constexpr int kSmemBytes = 52736;
 constexpr int kGroup = 0;  // tile rows per L2 group; 0: plain
 constexpr int kSplit = 16;  // blocks of a cluster sharing a tile, each over 1/kSplit of K
 constexpr int kStagesBytes = kStages * (kAStage + kBStage) * 4;
@@ -4498,6 +4487,7 @@ struct Gemm {
     bool a_vec, b_vec, c_vec;  // 16-byte accesses possible: aligned base, ld % 4 == 0
     int m0, n0;                // this block's tile of C
     int kt0, ktiles;           // its k-tiles: kt0, kt0 + 1, ... (a slice of K under split-K)
+    const CUtensorMap* b_map;  // B's tensor map, zeros where !b_vec (launch().tensor_maps optional)
     float* scratch;            // split-K: a counter per tile (kCounterWords), then each tile's kSplit partial tiles
 };
 
@@ -4553,7 +4543,7 @@ __device__ __forceinline__ float* b_stage(unsigned char* smem, int s) {
     return reinterpret_cast<float*>(smem + kBarArea) + kStages * kAStage + s * kBStage;
 }
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 // Consumers: each thread accumulates a kTM x kTN tile of C in registers,
 // within its group's kWM x kWN tile (a warp's, or the whole block's). Its
@@ -4762,6 +4752,16 @@ __device__ __forceinline__ void consumer_release(unsigned char* smem, int s) {
     __syncwarp();  // the warp's reads of the stage are done before lane 0 arrives
     if ((threadIdx.x & 31) == 0) mbar_arrive(empty_bar(smem, s));
 }
+// Tensor copies of B (sm_90, raw mbarrier): producer thread 0 asks the copy
+// engine for the k-tile of B as one box of kBK rows by kBN columns (the
+// tensor map launch() gives: N inner, K rows, no swizzle), which lands as
+// Bs[k][n], the stage the consumers read, with the rows past K or N zeroed,
+// and completes on full[s] through its byte count; every producer thread
+// copies its share of A with cp.async as the cp_async kind does (the copy
+// engine does not transpose 4-byte elements into A's k-major stage). Where B
+// is not 16-byte aligned (address or ldb % 4) the map is zeros
+// (launch().tensor_maps optional) and B goes by cp.async too. Either way
+// each producer thread arrives once, when its copies have landed.
 // cp.async loaders (sm_80+): kLoaders threads copy a k-tile of A and of B
 // from global to shared memory with no registers in between; bytes past the
 // matrix's edge are zero-filled by the copy (src-size < cp-size). 16-byte
@@ -4807,6 +4807,7 @@ __device__ __forceinline__ void issue_inside(const Gemm& g, int k0, int ptid, fl
         copy4(kAKMajor ? As + kq * kAStride + row : As + row * kAStride + kq, kAKMajor ? kAStride : 1,
               g.A + (long long)(g.m0 + row) * g.lda + k0 + kq, g.A, 4, kVec);
     }
+    if (!Bs) return;  // B by its tensor copy
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
         const int u = ptid + it * kLoaders;
@@ -4835,6 +4836,7 @@ __device__ __forceinline__ void issue(const Gemm& g, int kt, int ptid, float* As
         copy4(dst, kAKMajor ? kAStride : 1, g.A + (long long)(gm < g.M ? gm : 0) * g.lda + gk, g.A,
               gm < g.M ? g.K - gk : 0, g.a_vec);
     }
+    if (!Bs) return;
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
         const int u = ptid + it * kLoaders;
@@ -4852,14 +4854,27 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-// A producer's share of k-tile kt into stage s; the stage is signalled full
-// when the copies have landed: by the copies themselves on an mbarrier
-// (noinc: this thread's arrival is one of the kFullCount the barrier
-// expects), else after waiting for them.
+constexpr uint32_t kBBoxBytes = kBK * kBN * 4;
+static_assert((kBarArea + kStages * kAStage * 4) % 128 == 0 && kBStage * 4 % 128 == 0,
+              "tensor copies land on 128-byte boundaries");
+
 __device__ __forceinline__ void produce(const Gemm& g, int kt, int ptid, unsigned char* smem, int s) {
-    issue(g, kt, ptid, a_stage(smem, s), b_stage(smem, s));
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full_bar(smem, s))
-                 : "memory");
+    float* Bs = b_stage(smem, s);
+    const uint32_t bar = full_bar(smem, s);
+    if (g.b_vec && ptid == 0) {
+        const int k0 = (g.kt0 + kt) * kBK;
+        // the bytes are announced before the copy can complete; this thread's
+        // arrival below comes after both, so the phase cannot end early
+        asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(kBBoxBytes)
+                     : "memory");
+        asm volatile(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+            " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_addr(Bs)),
+            "l"(reinterpret_cast<uint64_t>(g.b_map)), "r"(g.n0), "r"(k0), "r"(bar)
+            : "memory");
+    }
+    issue(g, kt, ptid, a_stage(smem, s), g.b_vec ? nullptr : Bs);  // B by cp.async only without a map
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 }
 // Warp-specialised (the seed's split arrive/wait, CUTLASS's pipeline):
 // producer warps fill a ring of kStages stages, consumer warps compute from
@@ -4898,11 +4913,13 @@ __device__ __forceinline__ void run_schedule(const Gemm& g, unsigned char* smem)
 static __global__ void __launch_bounds__(kThreads, 2) BARTUNE_CLUSTER
 bt_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+               const __grid_constant__ CUtensorMap b_map,
                float* scratch) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char smem[];
     Gemm g = make_gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     g.scratch = scratch;  // its counters zero at launch (launch().scratch_zero)
+    g.b_map = &b_map;
     run_schedule(g, smem);
 #else
     __trap();  // compiled for an architecture below kMinArch: the launcher never calls this
@@ -4918,7 +4935,7 @@ using namespace bartune_common;  // the helpers, probe and encoder (written once
 // Whether this binary holds the kernel for the current device (see usable_code).
 inline bool usable() {
     static std::atomic<signed char> bt_cache[64];
-    return usable_code((const void *)bt_kernel, 80, false, bt_cache);
+    return usable_code((const void *)bt_kernel, 90, false, bt_cache);
 }
 
 // Launch geometry from the space's launch(), as measured.
@@ -4945,10 +4962,23 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     const long long bt_block_x = 192LL;
     const long long bt_block_y = 1LL;
     const long long bt_block_z = 1LL;
-    const long long bt_smem = 37376LL;
+    const long long bt_smem = 52736LL;
     if (bt_grid_x <= 0 || bt_grid_y <= 0 || bt_grid_z <= 0) return cudaSuccess;  // nothing to do
     const long long bt_scratch = ((((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL) + (((((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)) * 16LL) * 64LL) * 64LL) * 4LL)));
     const long long bt_scratch_zero = (((bt_ceil_div((bt_ceil_div(bt_s_N, 64LL) * bt_ceil_div(bt_s_M, 64LL)), 64LL) * 64LL) * 4LL));  // its bytes zero at the launch (launch().scratch_zero)
+    CUtensorMap bt_map0;
+    {
+        const cuuint64_t bt_dims[] = {(cuuint64_t)(bt_s_N), (cuuint64_t)(bt_s_K)};
+        const cuuint64_t bt_strides[] = {(cuuint64_t)((bt_s_ldb * 4LL))};
+        const cuuint32_t bt_box[] = {(cuuint32_t)64LL, (cuuint32_t)32LL};
+        bool bt_aligned = reinterpret_cast<unsigned long long>(static_cast<const void *>(B)) % 16 == 0;
+        for (cuuint64_t bt_s : bt_strides) bt_aligned = bt_aligned && bt_s % 16 == 0;
+        bt_map0 = CUtensorMap{};  // zeros unless encoded (launch().tensor_maps optional)
+        if (bt_aligned) {
+        bt_e = bt_encode_map(&bt_map0, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, B, 2u, bt_dims, bt_strides, bt_box, 0);
+        if (bt_e != cudaSuccess) return bt_e;
+        }
+    }
     // cudaFuncSetAttribute clears an error the caller left pending (seen with
     // CUDA 13.0): the kernel's limit is read, and raised, only while it is
     // below what a call needs (kept per device and context: cudaDeviceReset
@@ -4976,7 +5006,7 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
     auto bt_launch = [&](void *bt_ws) -> cudaError_t {
-        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
+        void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_map0, (void *)&bt_ws};
         return cudaLaunchKernel((const void *)bt_kernel,
             dim3((unsigned)bt_grid_x, (unsigned)bt_grid_y, (unsigned)bt_grid_z),
             dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z), bt_args, (size_t)bt_smem, stream);
