@@ -20,6 +20,9 @@
 #                  (e.g. --warm-from nvidia-h200-sm90: a new card starts from the H200's bests)
 #   tune-sgemm     sgemm's eight shapes in one run, ils, SGEMM_BUDGET s each (or BUDGET_N
 #                  configurations; run emits)
+#   tune-kinds     sgemm's kind columns: ils over each region of SGEMM_KINDS ("k=v...|S;..."; S s a
+#                  shape, the eight shapes a region) while KINDS_UNTIL s of the call are left
+#                  (default 560, counted from the phase's start), results.tgz after each; emit
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
 #                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits; results.tgz
 #                  after each step (a call cut at its limit loses what is not under $OUT)
@@ -278,6 +281,20 @@ for line in sys.stdin:
           $b emit gen/sgemm.lua 2>&1 | tail -1
           grep -E "records by status|^  #1 |verifying at the check sizes|wrote" "$out/tune-sgemm.log" | cut -c1-220
           statuses results/*/sgemm.jsonl ;;
+    tune-kinds) # issue 24's kind columns: ils over one barrier or producer kind at a time, eight shapes
+          t0=$(date +%s)
+          IFS=';' read -r -a kinds <<<"${SGEMM_KINDS:-producer=tensor_b|12;producer=bulk|8;barrier=named|8;barrier=cuda_barrier|8;producer=regs|8}"
+          for kb in "${kinds[@]}"; do
+              left=$(( ${KINDS_UNTIL:-560} - ($(date +%s) - t0) ))
+              [ "$left" -lt 60 ] && { echo "skipped ${kb%|*}: $left s left"; continue; }
+              # shellcheck disable=SC2086 # the region's k=v are words
+              timeout "$left" $b run gen/sgemm.lua ${kb%|*} --strategy ils --budget "${kb#*|}s" --timeout 3 \
+                  --no-emit >"$out/kind.tmp" 2>&1
+              echo "${kb%|*} rc=$? ($(( $(date +%s) - t0 )) s)"
+              grep -E "records by status|^  #1 " "$out/kind.tmp" | cut -c1-220
+              cat "$out/kind.tmp" >>"$out/kinds.log"; pack_results
+          done
+          $b emit gen/sgemm.lua 2>&1 | tail -1; pack_results ;;
     tune-sgemm2) # 4096^3 first (ils, SGEMM_BIG s), the classic two-blocks-per-SM region there in
           # full (k=v), then the eight shapes (ils, SGEMM_BUDGET s each, warm from what is recorded); emit
           timeout 200 $b run gen/sgemm.lua --size M=4096 --size N=4096 --size K=4096 --strategy ils \
