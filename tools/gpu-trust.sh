@@ -22,7 +22,9 @@
 #                  configurations; run emits)
 #   tune-kinds     sgemm's kind columns: ils over each region of SGEMM_KINDS ("k=v...|S;..."; S s a
 #                  shape, the eight shapes a region) while KINDS_UNTIL s of the call are left
-#                  (default 560, counted from the phase's start), results.tgz after each; emit
+#                  (default 560, counted from the phase's start), results.tgz after each; emit.
+#                  KINDS_ARGS: more run options (--warm-from nvidia-h100-80gb-hbm3-sm90: each
+#                  region's search starts from the H100's best of it at the same shape)
 #   tune-sgemm2    4096^3 first (ils, SGEMM_BIG s), its two-blocks-per-SM classic region in full,
 #                  then the eight shapes (ils, SGEMM_BUDGET s each, warm); run emits; results.tgz
 #                  after each step (a call cut at its limit loses what is not under $OUT)
@@ -287,9 +289,9 @@ for line in sys.stdin:
           for kb in "${kinds[@]}"; do
               left=$(( ${KINDS_UNTIL:-560} - ($(date +%s) - t0) ))
               [ "$left" -lt 60 ] && { echo "skipped ${kb%|*}: $left s left"; continue; }
-              # shellcheck disable=SC2086 # the region's k=v are words
+              # shellcheck disable=SC2086 # the region's k=v and KINDS_ARGS are words
               timeout "$left" $b run gen/sgemm.lua ${kb%|*} --strategy ils --budget "${kb#*|}s" --timeout 3 \
-                  --no-emit >"$out/kind.tmp" 2>&1
+                  ${KINDS_ARGS:-} --no-emit >"$out/kind.tmp" 2>&1
               echo "${kb%|*} rc=$? ($(( $(date +%s) - t0 )) s)"
               grep -E "records by status|^  #1 " "$out/kind.tmp" | cut -c1-220
               cat "$out/kind.tmp" >>"$out/kinds.log"; pack_results
