@@ -909,12 +909,12 @@ static bool read_list(json_t *m, const char *key, size_t n, cuuint64_t lo, cuuin
 /* Whether the copy engine takes buffer b's address and map m's strides:
  * multiples of 16 bytes. */
 static bool engine_aligned(json_t *m, const rbuf *b) {
-    json_t *st;
-    size_t i;
+    json_t *strides = json_object_get(m, "strides");
     if (b->data % 16) return false;
-    json_array_foreach(json_object_get(m, "strides"), i, st) if (!json_is_integer(st) ||
-                                                                 json_integer_value(st) % 16)
-        return false;
+    for (size_t i = 0; i < json_array_size(strides); i++) {
+        json_t *st = json_array_get(strides, i);
+        if (!json_is_integer(st) || json_integer_value(st) % 16) return false;
+    }
     return true;
 }
 

@@ -200,11 +200,14 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
          * stride (the kernel tests the same and takes another path) */
         const bool optional = json_is_true(json_object_get(m, "optional"));
         if (optional) {
-            sb_printf(b, "        bool bt_aligned = reinterpret_cast<unsigned long long>("
-                         "static_cast<const void *>(%s)) %% 16 == 0;\n"
-                         "        for (cuuint64_t bt_s : bt_strides) bt_aligned = bt_aligned && bt_s %% 16 == 0;\n"
-                         "        bt_map%zu = CUtensorMap{};  // zeros unless encoded (launch().tensor_maps optional)\n"
-                         "        if (bt_aligned) {\n",
+            sb_printf(b,
+                      "        bool bt_aligned = reinterpret_cast<unsigned long long>("
+                      "static_cast<const void *>(%s)) %% 16 == 0;\n"
+                      "        for (cuuint64_t bt_s : bt_strides) bt_aligned = bt_aligned && "
+                      "bt_s %% 16 == 0;\n"
+                      "        bt_map%zu = CUtensorMap{};  // zeros unless encoded "
+                      "(launch().tensor_maps optional)\n"
+                      "        if (bt_aligned) {\n",
                       buf, i);
         }
         sb_printf(b,
@@ -213,7 +216,8 @@ static void sb_maps(strbuf *b, json_t *problem, json_t *maps) {
                   "bt_strides, bt_box, %d);\n"
                   "        if (bt_e != cudaSuccess) return bt_e;\n%s    }\n",
                   i, type ? type : "UINT8", buf, json_array_size(json_object_get(m, "dims")),
-                  (int)json_integer_value(json_object_get(m, "swizzle")), optional ? "        }\n" : "");
+                  (int)json_integer_value(json_object_get(m, "swizzle")),
+                  optional ? "        }\n" : "");
     }
 }
 

@@ -273,12 +273,6 @@ bool gpu_restart(gpu *g) {
  * cannot take is not encoded (the runner passes zeros): only its dims and
  * box are checked. */
 static char *check_map(json_t *m, size_t i, json_t *instance) {
-    json_t *stride;
-    size_t j;
-    bool zeros = false;
-    if (json_is_true(json_object_get(m, "optional")))
-        json_array_foreach(json_object_get(m, "strides"), j,
-                           stride) zeros = zeros || json_integer_value(stride) % 16;
     const char *name = json_string_value(json_object_get(m, "buffer"));
     json_t *b = NULL, *e;
     size_t k;
@@ -287,6 +281,10 @@ static char *check_map(json_t *m, size_t i, json_t *instance) {
         b = e;
     json_t *dims = json_object_get(m, "dims"), *strides = json_object_get(m, "strides"),
            *box = json_object_get(m, "box");
+    bool zeros = false; /* optional, and a stride the copy engine cannot take */
+    for (size_t j = 0; json_is_true(json_object_get(m, "optional")) && j < json_array_size(strides);
+         j++)
+        zeros = zeros || json_integer_value(json_array_get(strides, j)) % 16;
     size_t rank = json_array_size(dims);
     unsigned long long elem = (unsigned long long)json_integer_value(json_object_get(b, "elem"));
     if (!b || !elem || rank < 1 || rank > 5 || json_array_size(strides) != rank - 1 ||
