@@ -72,6 +72,26 @@ want=$(awk '/^  tuned best / { t[++n] = $3 } /^  cuBLAS SGEMM  / { c[++m] = $3 }
 grep -qF "geomean over 2 of 2 size tuples, cuBLAS SGEMM / tuned: ${want}x the time" "$tmp/bench" ||
     { echo "bench's geomean is not the rows' ${want}x: $(grep geomean "$tmp/bench")"; exit 1; }
 echo "bench's geomean over size tuples is its rows' (${want}x)"
+# bench's markdown table (the one the README quotes): a row a tuple, in its cells the medians
+# and the ratio the rows above printed, each kind's best in its own column
+python3 - "$tmp/bench" <<'PY' || exit 1
+import re, sys
+text = open(sys.argv[1]).read()
+printed = lambda label: [float(m) for m in re.findall(r"^  " + label + r" +([\d.]+)", text, re.M)]
+tuned, cub, kind = printed("tuned best"), printed("cuBLAS SGEMM"), printed("best barrier=syncthreads")
+head = [l for l in text.splitlines() if l.startswith("| size tuple |")]
+rows = [l.split("|")[1:-1] for l in text.splitlines() if l.startswith("| M=")]
+cols = [c.strip() for c in head[0].split("|")[1:-1]] if head else []
+ok = len(head) == 1 and len(rows) == 2 == len(tuned) and all(len(r) == len(cols) for r in rows)
+for n, r in enumerate(rows if ok else []):
+    cell = dict(zip(cols, (c.strip() for c in r)))
+    ok &= float(cell["tuned ms"]) == tuned[n] and float(cell["cuBLAS SGEMM ms"]) == cub[n]
+    ok &= cell["cuBLAS SGEMM / tuned"] == "%.3f" % (cub[n] / tuned[n])
+    ok &= float(cell["barrier=syncthreads"]) == kind[n]
+if not ok:
+    sys.exit("bench's table does not hold what it printed:\n" + "\n".join(head + ["|".join(r) for r in rows]))
+PY
+echo "bench's markdown table holds the medians it printed, a row a tuple"
 # bench --gate: every measure it sends (the tuned kernel, the baselines, cuBLAS)
 # asks the runner for gated launches, and says so; without it none does
 grep -q '"op": *"measure"' "$tmp/req0" || { echo "no measure requests recorded"; exit 1; }

@@ -276,8 +276,13 @@ static int bench_at(gpu *g, compiler *comp, json_t *recs, json_t *sizes, json_t 
     if (rc == EXIT_OK) json_object_set_new(tuned, "median_ms", json_real(best_ms));
     json_object_set(saved, "tuned", tuned);
     g->sustain_s = 0;
+    /* each kind's best (the rows "best k=v"), for the table after the last tuple */
+    json_t *kinds = json_object();
+    json_object_set_new(saved, "kinds", kinds);
     for (int i = 1; i < table.n; i++)
-        bench_one(g, &table.rows[i], floor_ms, best_ms, &ms, NULL);
+        if (bench_one(g, &table.rows[i], floor_ms, best_ms, &ms, NULL) &&
+            !strncmp(table.rows[i].label, "best ", 5))
+            json_object_set_new(kinds, table.rows[i].label + 5, json_real(ms));
     rows_free(&table);
     g->sustain_s = sustain_s;
     json_t *hb = json_object_get(space_problem(g->s), "host_baselines");
@@ -400,6 +405,65 @@ static void print_geomeans(space *s, json_t *floors) {
     }
 }
 
+/* A tuple's saved median of host baseline `label`, or 0 where it did not run. */
+static double host_ms(json_t *floor, const char *label) {
+    json_t *lines = json_object_get(floor, "host_baselines");
+    for (size_t i = 0; i < json_array_size(lines); i++) {
+        json_t *line = json_array_get(lines, i);
+        if (!strcmp(json_string_value(json_object_get(line, "label")), label))
+            return json_number_value(json_object_get(line, "median_ms"));
+    }
+    return 0;
+}
+
+/* One markdown table of the tuples benched: per tuple the tuned median, its
+ * floor / time, each declared host baseline's median and its time over the
+ * tuned one's, then the best of each kind (`-` where none ran): the table
+ * the README and the issues quote, from this run's medians. */
+static void print_table(space *s, json_t *floors) {
+    json_t *hb = json_object_get(space_problem(s), "host_baselines");
+    json_t *cols = json_array(), *f, *e, *v;
+    size_t z, i;
+    const char *key;
+    json_array_foreach(floors, z, f) json_object_foreach(json_object_get(f, "kinds"), key, v) {
+        bool seen = false;
+        json_array_foreach(cols, i, e) seen |= !strcmp(json_string_value(e), key);
+        if (!seen) json_array_append_new(cols, json_string(key));
+    }
+    printf("\n| size tuple | tuned ms | floor / tuned |");
+    json_array_foreach(hb, i, e) {
+        const char *label = json_string_value(json_object_get(e, "label"));
+        printf(" %s ms | %s / tuned |", label, label);
+    }
+    json_array_foreach(cols, i, e) printf(" %s |", json_string_value(e));
+    printf("\n|");
+    for (i = 0; i < 3 + 2 * json_array_size(hb) + json_array_size(cols); i++)
+        printf("---|");
+    json_array_foreach(floors, z, f) {
+        double t = json_number_value(json_object_get(json_object_get(f, "tuned"), "median_ms"));
+        double fl = json_number_value(json_object_get(f, "floor_ms"));
+        char *at = sizes_describe(json_object_get(f, "sizes"));
+        printf("\n| %s | %.4f | %.3f |", at, t, t > 0 ? fl / t : 0);
+        free(at);
+        json_array_foreach(hb, i, e) {
+            double b = host_ms(f, json_string_value(json_object_get(e, "label")));
+            if (b > 0 && t > 0)
+                printf(" %.4f | %.3f |", b, b / t);
+            else
+                printf(" - | - |");
+        }
+        json_array_foreach(cols, i, e) {
+            json_t *ms = json_object_get(json_object_get(f, "kinds"), json_string_value(e));
+            if (ms)
+                printf(" %.4f |", json_number_value(ms));
+            else
+                printf(" - |");
+        }
+    }
+    printf("\n");
+    json_decref(cols);
+}
+
 int cmd_bench(const options *o) {
     if (o->n_overrides) {
         msg_error("bench times the recorded best and the baselines; it takes no k=v (got %s)",
@@ -444,6 +508,7 @@ int cmd_bench(const options *o) {
                                          json_array_get(instances, z), &c, floors, host_libs);
         if (rc == EXIT_INPUT) unverified++, rc = EXIT_OK;
     }
+    if (rc == EXIT_OK && json_array_size(floors)) print_table(s, floors);
     if (rc == EXIT_OK) print_geomeans(s, floors);
     /* a run that benched nothing keeps the last run's floors */
     if (rc == EXIT_OK && unverified < json_array_size(sizes)) save_floors(o, s, &g, &c, floors);
