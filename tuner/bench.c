@@ -376,35 +376,6 @@ static void save_floors(const options *o, space *s, const gpu *g, const ceilings
     json_decref(j);
 }
 
-/* Over the size tuples benched, each host baseline's time over the tuned
- * best's (above 1: the tuned kernel ahead), as a geometric mean: the one
- * figure a comparison across shapes quotes. Tuples where either failed are
- * left out, and said. */
-static void print_geomeans(space *s, json_t *floors) {
-    if (json_array_size(floors) < 2) return;
-    json_t *declared, *line, *f;
-    size_t k, i, z;
-    json_array_foreach(json_object_get(space_problem(s), "host_baselines"), k, declared) {
-        json_t *label = json_object_get(declared, "label");
-        double log_sum = 0;
-        size_t n = 0;
-        json_array_foreach(floors, z, f) {
-            double t = json_number_value(json_object_get(json_object_get(f, "tuned"), "median_ms"));
-            json_array_foreach(json_object_get(f, "host_baselines"), i, line) {
-                double b = json_number_value(json_object_get(line, "median_ms"));
-                if (json_equal(json_object_get(line, "label"), label) && t > 0 && b > 0) {
-                    log_sum += log(b / t);
-                    n++;
-                }
-            }
-        }
-        if (!n) continue;
-        printf("geomean over %zu of %zu size tuples, %s / tuned: %.3fx the time%s\n", n,
-               json_array_size(floors), json_string_value(label), exp(log_sum / (double)n),
-               n < json_array_size(floors) ? " (the others: one of the two did not run)" : "");
-    }
-}
-
 /* A tuple's saved median of host baseline `label`, or 0 where it did not run. */
 static double host_ms(json_t *floor, const char *label) {
     json_t *lines = json_object_get(floor, "host_baselines");
@@ -414,6 +385,33 @@ static double host_ms(json_t *floor, const char *label) {
             return json_number_value(json_object_get(line, "median_ms"));
     }
     return 0;
+}
+
+/* Over the size tuples benched, each host baseline's time over the tuned
+ * best's (above 1: the tuned kernel ahead), as a geometric mean: the one
+ * figure a comparison across shapes quotes. Tuples where either failed are
+ * left out, and said. */
+static void print_geomeans(space *s, json_t *floors) {
+    if (json_array_size(floors) < 2) return;
+    json_t *declared, *f;
+    size_t k, z;
+    json_array_foreach(json_object_get(space_problem(s), "host_baselines"), k, declared) {
+        const char *label = json_string_value(json_object_get(declared, "label"));
+        double log_sum = 0;
+        size_t n = 0;
+        json_array_foreach(floors, z, f) {
+            double t = json_number_value(json_object_get(json_object_get(f, "tuned"), "median_ms"));
+            double b = host_ms(f, label);
+            if (t > 0 && b > 0) {
+                log_sum += log(b / t);
+                n++;
+            }
+        }
+        if (!n) continue;
+        printf("geomean over %zu of %zu size tuples, %s / tuned: %.3fx the time%s\n", n,
+               json_array_size(floors), label, exp(log_sum / (double)n),
+               n < json_array_size(floors) ? " (the others: one of the two did not run)" : "");
+    }
 }
 
 /* One markdown table of the tuples benched: per tuple the tuned median, its
