@@ -123,8 +123,10 @@ for kind in "${kinds[@]}"; do
         -- 'atom\.global\.add\.u32' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'atom\.global\.(add|inc)\.u32' ;;
     esac
+    # C's lines asked of L2 ahead: c_early = l2 as a tile starts, split-K
+    # (split, split_one > 1) for the row slice its reduce stores
     case $kind in
-    *c_early=l2*) check "$sel" "$tmp/$i.ptx" 'prefetch\.global\.L2' ;;
+    *c_early=l2* | *" split="[248]* | *split_one=[248]*) check "$sel" "$tmp/$i.ptx" 'prefetch\.global\.L2' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'prefetch\.global\.L2' ;;
     esac
     case $kind in
