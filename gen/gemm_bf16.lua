@@ -97,10 +97,16 @@ end)
 -- 16384: 128 x 64 tiles, 2 x 4 = 128 CTAs in clusters of 2, or 64 x 64, 2
 -- x 4 (NOTES.md 2026-12-05). Where tiles are few: up to 128 columns, row
 -- order (the grid's raster is moot there), clusters of 2 or 4 and 4 to 8
--- stages, so the space stays within the combinations bartune expands.
+-- stages, so the space stays within the combinations bartune expands; and
+-- 12, the ~200 KB in flight an SM that cuBLAS's tall-K kernel keeps (13
+-- stages of 64 x 64 on the H200, 16 of 64 x 32 on the H100): a 64 x 64
+-- CTA of 8 stages reads its 512 KB with 128 KB in flight, no faster than a
+-- 128 x 64 one its 768 KB with 192 KB (H100, 42nd session: 0.0185 against
+-- 0.0142 ms).
 param("split_scratch", { 1, 2, 4, 8 }, { default = 1, when = function(c)
   local s = c.split or c.split_one or 1
-  return (s == 2 or s == 4) and c.raster == "row" and c.bn <= 128 and c.stages >= 4 and c.stages <= 8
+  return (s == 2 or s == 4) and c.raster == "row" and c.bn <= 128 and c.stages >= 4
+    and (c.stages <= 8 or c.stages == 12)
 end })
 
 -- The direct and tma_store epilogues' old values of C, when beta != 0:
