@@ -603,10 +603,8 @@ __device__ __forceinline__ void store_partial(float (&acc)[kMsub][kBN / 2], int 
 //% if split > 1 then
 // A thread's float4s of the slice go kChunk at a time, each chunk's loads
 // (distributed shared memory, the slots, C's old values) all issued before
-// its sums: one round trip a chunk rather than one an element (a slice of 2
-// to 4 float4s a thread was 2 to 4 round trips of C and, under
-// split_scratch, 2 to 4 of each slot, which is what cost the 128-CTA forms
-// their time). kChunk keeps the loads in flight to 16 float4s a thread.
+// its sums: one round trip a chunk rather than one an element. kChunk keeps
+// the loads in flight to 16 float4s a thread.
 constexpr int kSliceE = kBM / kSplit * (kBN / 4), kSliceT = kConsumers * 128;
 constexpr int kSliceN = (kSliceE + kSliceT - 1) / kSliceT;
 //% local fan = math.max(split, scratch_split or 1)
