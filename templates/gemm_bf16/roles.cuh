@@ -605,14 +605,24 @@ __device__ __forceinline__ void store_partial(float (&acc)[kMsub][kBN / 2], int 
 // (distributed shared memory, the slots, C's old values) all issued before
 // its sums: one round trip a chunk rather than one an element. kChunk keeps
 // the loads in flight to 16 float4s a thread.
-constexpr int kSliceE = kBM / kSplit * (kBN / 4), kSliceT = kConsumers * 128;
+constexpr int kSliceRows = kBM / kSplit, kSliceQuads = kBN / 4;
+constexpr int kSliceE = kSliceRows * kSliceQuads, kSliceT = kConsumers * 128;
 constexpr int kSliceN = (kSliceE + kSliceT - 1) / kSliceT;
-//% local fan = math.max(split, scratch_split or 1)
-constexpr int kChunk = kSliceN < 16 / $(fan) ? kSliceN : (16 / $(fan) > 0 ? 16 / $(fan) : 1);
+//% local fan = math.max(split, scratch_split or 1)  -- at most 8: a chunk of 2 or more
+constexpr int kChunk = kSliceN < $(16 // fan) ? kSliceN : $(16 // fan);
+// Whether float4 i is in the slice (the last chunk may run past it)
+__device__ __forceinline__ bool in_slice(int i) { return kSliceE % kSliceT == 0 || i < kSliceE; }
+// The tile of this CTA's cluster (false: none, past the units)
+__device__ __forceinline__ bool split_tile(const Problem& p, uint32_t rank, int& tm, int& tn) {
+    const int u = unit_of(p, 0);
+    if (u < 0) return false;
+    tile_of(p, u, rank, tm, tn);
+    return true;
+}
 // C's old values of float4 i of the slice (zero where beta is 0: C unread)
 __device__ __forceinline__ float4 slice_old(const Problem& p, int row, int col, bool vec) {
-    float o[4] = {0.f, 0.f, 0.f, 0.f};
     if (p.beta == 0.f || row >= p.M || col >= p.N) return make_float4(0.f, 0.f, 0.f, 0.f);
+    float o[4] = {0.f, 0.f, 0.f, 0.f};
     const $(ctype.C)* cp = p.C + (long long)row * p.ldc + col;
     if (vec && col + 3 < p.N) {
         const $(c_pair)* c2 = reinterpret_cast<const $(c_pair)*>(cp);
@@ -641,13 +651,12 @@ __device__ __forceinline__ void slice_store(const Problem& p, int row, int col, 
 }
 // The cluster's sums of the chunk's float4s (i0 + n kSliceT), in CTA order
 __device__ __forceinline__ void cluster_sums(float4 (&sum)[kChunk], uint32_t base, uint32_t rank, int i0) {
-    constexpr int kRows = kBM / kSplit, kQuads = kBN / 4;
 #pragma unroll
     for (int n = 0; n < kChunk; ++n) {
         const int i = i0 + n * kSliceT;
         sum[n] = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (kSliceE % kSliceT != 0 && i >= kSliceE) continue;
-        const int r = (int)rank * kRows + i / kQuads, c = (i % kQuads) * 4;
+        if (!in_slice(i)) continue;
+        const int r = (int)rank * kSliceRows + i / kSliceQuads, c = (i % kSliceQuads) * 4;
         const uint32_t at = stage_a(base, 0) + (r * kPartialRow + c) * 4;
 #pragma unroll
         for (int q = 0; q < kSplit; ++q) {
@@ -667,23 +676,18 @@ __device__ __forceinline__ void cluster_sums(float4 (&sum)[kChunk], uint32_t bas
 // in its row slice, so reduce_split's loads hit L2 instead of memory
 // (nothing asked where beta is 0).
 __device__ __forceinline__ void prefetch_slice_c(const Problem& p, uint32_t rank) {
-    const int u = unit_of(p, 0);
-    if (u < 0 || p.beta == 0.f) return;
     int tm, tn;
-    tile_of(p, u, rank, tm, tn);
-    constexpr int kRows = kBM / kSplit, kLine = 128 / (int)sizeof($(ctype.C)), kLines = (kBN + kLine - 1) / kLine;
-    for (int l = threadIdx.x; l < kRows * kLines; l += kSliceT) {
-        const int row = tm * kBM + (int)rank * kRows + l / kLines, col = tn * kBN + (l % kLines) * kLine;
+    if (p.beta == 0.f || !split_tile(p, rank, tm, tn)) return;
+    constexpr int kLine = 128 / (int)sizeof($(ctype.C)), kLines = (kBN + kLine - 1) / kLine;
+    for (int l = threadIdx.x; l < kSliceRows * kLines; l += kSliceT) {
+        const int row = tm * kBM + (int)rank * kSliceRows + l / kLines, col = tn * kBN + (l % kLines) * kLine;
         if (row < p.M && col < p.N)
             asm volatile("prefetch.global.L2 [%0];" ::"l"(p.C + (long long)row * p.ldc + col));
     }
 }
 __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, uint32_t rank) {
-    const int u = unit_of(p, 0);
-    if (u < 0) return;
     int tm, tn;
-    tile_of(p, u, rank, tm, tn);
-    constexpr int kRows = kBM / kSplit, kQuads = kBN / 4;
+    if (!split_tile(p, rank, tm, tn)) return;
     const bool vec = p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 8 == 0;
 //% if (scratch_split or 1) > 1 and split > 1 then
     // split_scratch: the cluster's sums of row slice `rank` go to slot
@@ -698,18 +702,19 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
         cluster_sums(sum, base, rank, i0);
 #pragma unroll
         for (int n = 0; n < kChunk; ++n)
-            if (kSliceE % kSliceT == 0 || i0 + n * kSliceT < kSliceE)
-                slots[blockIdx.y * kSliceE + i0 + n * kSliceT] = sum[n];
+            if (in_slice(i0 + n * kSliceT)) slots[blockIdx.y * kSliceE + i0 + n * kSliceT] = sum[n];
     }
     if (!counted_last(counter, kScratchSplit, base)) return;
 //% end
     for (int i0 = threadIdx.x; i0 < kSliceE; i0 += kChunk * kSliceT) {
         float4 old[kChunk], sum[kChunk];
+        int row[kChunk], col[kChunk];  // of C
 #pragma unroll
         for (int n = 0; n < kChunk; ++n) {
             const int i = i0 + n * kSliceT;
-            const int row = tm * kBM + (int)rank * kRows + i / kQuads, col = tn * kBN + (i % kQuads) * 4;
-            old[n] = i < kSliceE ? slice_old(p, row, col, vec) : make_float4(0.f, 0.f, 0.f, 0.f);
+            row[n] = tm * kBM + (int)rank * kSliceRows + i / kSliceQuads;
+            col[n] = tn * kBN + (i % kSliceQuads) * 4;
+            old[n] = in_slice(i) ? slice_old(p, row[n], col[n], vec) : make_float4(0.f, 0.f, 0.f, 0.f);
         }
 //% if (scratch_split or 1) > 1 and split > 1 then
 #pragma unroll
@@ -719,7 +724,7 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
         for (int z = 0; z < kScratchSplit$(fault == "split_scratch_short" and " - 1" or ""); ++z)
 #pragma unroll
             for (int n = 0; n < kChunk; ++n) {
-                if (kSliceE % kSliceT != 0 && i0 + n * kSliceT >= kSliceE) continue;
+                if (!in_slice(i0 + n * kSliceT)) continue;
                 const float4 v = __ldcg(slots + z * kSliceE + i0 + n * kSliceT);  // L2: other SMs wrote it
                 sum[n].x += v.x, sum[n].y += v.y, sum[n].z += v.z, sum[n].w += v.w;
             }
@@ -727,12 +732,8 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
         cluster_sums(sum, base, rank, i0);
 //% end
 #pragma unroll
-        for (int n = 0; n < kChunk; ++n) {
-            const int i = i0 + n * kSliceT;
-            if (i >= kSliceE) continue;
-            slice_store(p, tm * kBM + (int)rank * kRows + i / kQuads, tn * kBN + (i % kQuads) * 4, vec, sum[n],
-                        old[n]);
-        }
+        for (int n = 0; n < kChunk; ++n)
+            if (in_slice(i0 + n * kSliceT)) slice_store(p, row[n], col[n], vec, sum[n], old[n]);
     }
 }
 //% else
