@@ -44,6 +44,8 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=1 scratch_split=8"
     "consumers=2 schedule=cooperative producer=warpgroup regs=none cluster=1 grid=tile epilogue=direct split=1 scratch_split=16 scratch_sum=spread"
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4 split_scratch=2 raster=row"
+    # split_scratch at 12 stages (~200 KB in flight), in pairs of CTAs
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=2 split_scratch=4 raster=row stages=12 bn=64"
     "consumers=1 producer=warp cluster=4 grid=tile epilogue=direct"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=late overlap=on"
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=1 grid=persistent epilogue=tma_store c_early=off overlap=on stream_k=on"
@@ -89,6 +91,7 @@ for kind in "${kinds[@]}"; do
     # four CTAs, two boxes of B: each loads half a box's rows (b_rows)
     *cluster=4*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;
     *split=4* | *split_one=4*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' -- 'multicast' ;;
+    *split_one=2*) check "$sel" "$tmp/$i.ptx" 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 2' -- 'multicast' ;;
     *) check "$sel" "$tmp/$i.ptx" -- 'multicast' 'ld\.shared::cluster' ;;
     esac
     case $kind in
