@@ -175,10 +175,17 @@ end })
 -- 188 us, about its bandwidth). Where that traffic is: the persistent
 -- cooperative kinds of two warpgroups, clusters of 2 or 4 in all (a pruning
 -- choice, so the space stays within what bartune expands); not with
--- split-K, stream_k or inflight = 2.
+-- stream_k or inflight = 2. Under split-K (split or split_one, row order):
+-- each K slice's CTAs of the tiles along N share A, so a cluster is
+-- cluster_n groups of `split` CTAs. At 256 x 256 x 16384 the 128 x 64
+-- tiles read A 4 times and B twice (50 MB of L2 reads, where cuBLAS's
+-- kernel reads 42 MB; NOTES.md, 42nd session); pairs along N read A twice
+-- (34 MB), in 64 CTAs (split 8, clusters of 16) or 128 (split 4 in
+-- clusters of 8 x split_scratch 2 ...).
 param("cluster_n", { 1, 2 }, { default = 1, when = function(c)
   return two(c) and c.schedule == "cooperative" and c.grid == "persistent" and c.cluster <= 2
     and (c.stream_k or "off") == "off" and (c.inflight or 1) == 1
+    or hopper(c) and (c.split or c.split_one or 1) > 1 and c.raster == "row" and (c.inflight or 1) == 1
 end })
 
 -- fences: what a kernel's start and end wait for. full: cluster barriers
@@ -274,11 +281,11 @@ launch(function(c, s, dev)
     -- of it, a cluster of `split` CTAs; then each tile's ss partial tiles of
     -- fp32 sums. A tile's CTAs are a grid row each (last, split_scratch), or
     -- blocks u * ss .. u * ss + ss - 1 (spread)
-    local ctas = blocks * c.cluster * c.split
+    local ctas = blocks * c.cluster * c.cluster_n * c.split
     local counters = ceil_div(ctas, 64) * 64 * 4
     return { grid = c.scratch_sum == "spread" and { ctas * ss } or { ctas, ss }, block = { c.threads },
-      smem = c.smem_bytes, resident = 1, min_cc = 90,
-      tensor_maps = maps, scratch = counters + blocks * c.cluster * ss * c.rows * c.bn * 4, scratch_zero = counters,
+      smem = c.smem_bytes, resident = 1, min_cc = 90, tensor_maps = maps,
+      scratch = counters + blocks * c.cluster * c.cluster_n * ss * c.rows * c.bn * 4, scratch_zero = counters,
       scratch_zero_kept = true }
   end
   -- persistent: clusters of 4 or more, so that the runner and the header
@@ -286,8 +293,9 @@ launch(function(c, s, dev)
   -- NOTES.md 2026-12-04, twenty-first); clusters of 1 and 2 keep their text
   -- (all 66 of 2 fit there) until a GPU run has checked the header's count
   local fill = c.grid == "persistent" and c.cluster * c.cluster_n >= 4 or nil
+  local dims = c.cluster * c.cluster_n * c.split  -- a cluster's CTAs: over 8, a non-portable size
   return { grid = { blocks * (c.cluster * c.cluster_n) * c.split }, block = { c.threads }, smem = c.smem_bytes, resident = 1,
-    min_cc = 90, tensor_maps = maps, cluster = c.split > 8 and c.split or nil, persistent = fill }
+    min_cc = 90, tensor_maps = maps, cluster = dims > 8 and dims or nil, persistent = fill }
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s, at
@@ -314,6 +322,9 @@ constraint("a cluster that splits each of B's boxes by rows runs without cluster
 end)
 constraint("stream_k: at most 1024 CTAs, one an SM (templates/gemm_bf16/streamk.cuh's flags)", function(c, dev)
   return (c.stream_k or "off") == "off" or dev.sms <= 1024
+end)
+constraint("a cluster of 16 CTAs at most (split x cluster_n: 16 is a non-portable size)", function(c)
+  return not hopper(c) or c.cluster * c.cluster_n * c.split <= 16
 end)
 constraint("cluster_n splits A's 64-row boxes evenly (a stage's rows)", function(c)
   return not hopper(c) or (c.rows // 64) % c.cluster_n == 0

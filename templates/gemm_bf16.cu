@@ -44,8 +44,15 @@ constexpr int kSplit = $(split or 1);
 // 1 / kClusterN of its rows; a CTA's rank is its place along M plus kCluster
 // times its place along N
 constexpr int kClusterN = $(cluster_n);
+//% if split > 1 then
+// under split-K: kClusterN groups of the kSplit CTAs of a tile, rank = slice
+// + kSplit x place along N; a slice's CTAs along N share A
+constexpr int kClusterDims = kClusterN * kSplit;  // CTAs of a cluster
+static_assert(kCluster == 1, "split-K clusters share A along N only");
+//% else
 constexpr int kClusterDims = kCluster * kClusterN;  // CTAs of a cluster
 static_assert(kSplit == 1, "multicast or split-K, not both");
+//% end
 //% else
 constexpr int kClusterDims = kCluster * kSplit;   // CTAs of a cluster
 static_assert(kCluster == 1 || kSplit == 1, "multicast or split-K, not both");
@@ -62,7 +69,9 @@ constexpr int kABytes = kBM * kBK * 2, kBBytes = kBK * kBN * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kBBoxes = kBN / 64;                  // B arrives as 64 x 64 boxes (128 B rows)
 constexpr int kReaders = kPingpong ? 1 : kConsumers;  // warpgroups reading one stage
-//% if (cluster_n or 1) > 1 then
+//% if (cluster_n or 1) > 1 and split > 1 then
+constexpr int kEmptyCount = 4 * kReaders * kClusterN;  // one arrival per consumer warp sharing the stage's A
+//% elseif (cluster_n or 1) > 1 then
 constexpr int kEmptyCount = 4 * kReaders * kClusterDims;  // one arrival per consumer warp of the cluster
 //% else
 constexpr int kEmptyCount = 4 * kReaders * kCluster;  // one arrival per consumer warp

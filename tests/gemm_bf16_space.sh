@@ -54,6 +54,10 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warpgroup regs=setmaxnreg cluster=2 grid=persistent epilogue=tma_store c_early=off overlap=two"
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=4 raster=row fences=light"
     "consumers=2 schedule=cooperative producer=warp cluster=1 cluster_n=2 grid=persistent epilogue=tma stages=8 raster=row bn=64 fences=light"
+    # split-K with A multicast along N: 2 tiles x 8 slices in a non-portable
+    # cluster of 16; two warpgroups, 2 x 2, sums through scratch too
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=8 cluster_n=2 raster=row stages=8 bn=64 wm=128 fences=light"
+    "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=2 cluster_n=2 split_scratch=4 raster=row bn=64"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -85,6 +89,9 @@ for kind in "${kinds[@]}"; do
     *) check "$sel" "$tmp/$i.ptx" -- 'setmaxnreg' ;;
     esac
     case $kind in
+    # split-K slices sharing A: multicast and the sums read across the cluster
+    *split_one=8*cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 16' ;;
+    *split=2*cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'ld\.shared::cluster\.v4\.f32' 'reqnctapercluster 4' ;;
     *cluster=2*cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 4' ;;  # 2 x 2: A and B multicast
     *cluster_n=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;  # 1 x 2: A multicast
     *cluster=2*) check "$sel" "$tmp/$i.ptx" 'multicast::cluster' 'mapa' 'reqnctapercluster 2' ;;
@@ -140,7 +147,7 @@ for kind in "${kinds[@]}"; do
     # still released between them), the producer's tail where CTAs multicast,
     # the copy engine's stores of C waited for until read
     case $kind in
-    *split_one=4*fences=light*) check "$sel" "$tmp/$i.ptx" 'barrier\.cluster\.arrive\.relaxed' 'barrier\.cluster\.arrive\.release' ;;
+    *split_one=[48]*fences=light*) check "$sel" "$tmp/$i.ptx" 'barrier\.cluster\.arrive\.relaxed' 'barrier\.cluster\.arrive\.release' ;;
     *fences=light*) check "$sel" "$tmp/$i.ptx" 'barrier\.cluster\.arrive\.relaxed' \
         -- 'barrier\.cluster\.arrive\.release' 'cp\.async\.bulk\.wait_group 0' ;;
     *cluster=1*) check "$sel" "$tmp/$i.ptx" -- 'barrier\.cluster\.arrive\.relaxed' ;;

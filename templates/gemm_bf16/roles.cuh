@@ -41,7 +41,15 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     const bool loads_a = kIssuers == 1 || warp == 0, loads_b = kIssuers == 1 || warp == 1;
     prefetch_map(loads_a ? tmA : tmB);
     const uint32_t bytes = (loads_a ? kABytes : 0) + (loads_b ? kBBytes : 0);
-//% if (cluster_n or 1) > 1 then
+//% if (cluster_n or 1) > 1 and split > 1 then
+    // split-K with cluster_n: this CTA's share of A's rows goes to the CTAs
+    // of its K slice along N (ranks slice + kSplit j); B is its own
+    const int rn = (int)rank / kSplit;
+    uint16_t a_mask = 0;
+    for (int j = 0; j < kClusterN; ++j) a_mask |= (uint16_t)(1u << ((int)rank % kSplit + j * kSplit));
+    constexpr int kARows = kBM / kClusterN;  // rows of A this CTA loads (whole 64-row boxes when M-major)
+    constexpr int box0 = 0;
+//% elseif (cluster_n or 1) > 1 then
     // cluster_n: this CTA's share of B's boxes goes to the CTAs along M (its
     // column of the cluster), its share of A's rows to those along N (its row)
     const int rm = (int)rank % kCluster, rn = (int)rank / kCluster;
@@ -128,7 +136,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
                 if (kCluster == 1)
                     tma_load(dst, tmB, x, y, full_bar(base, s));
                 else
-//% if (cluster_n or 1) > 1 then
+//% if (cluster_n or 1) > 1 and split == 1 then
                     tma_load_multicast(dst, tmB, x, y, full_bar(base, s), b_mask);
 //% else
                     tma_load_multicast(dst, tmB, x, y, full_bar(base, s), (uint16_t)((1u << kCluster) - 1));
@@ -609,6 +617,9 @@ constexpr int kSliceRows = kBM / kSplit, kSliceQuads = kBN / 4;
 constexpr int kSliceE = kSliceRows * kSliceQuads, kSliceT = kConsumers * 128;
 constexpr int kSliceN = (kSliceE + kSliceT - 1) / kSliceT;
 //% local fan = math.max(split, scratch_split or 1)  -- at most 8: a chunk of 2 or more
+//% -- this CTA's row slice, and the cluster rank of its tile's slice q (cluster_n: tiles.cuh)
+//% local slice = (cluster_n or 1) > 1 and "slice_of(rank)" or "(int)rank"
+//% local peer = (cluster_n or 1) > 1 and "slice_peer(rank, q)" or "q"
 constexpr int kChunk = kSliceN < $(16 // fan) ? kSliceN : $(16 // fan);
 // Whether float4 i is in the slice (the last chunk may run past it)
 __device__ __forceinline__ bool in_slice(int i) { return kSliceE % kSliceT == 0 || i < kSliceE; }
@@ -656,7 +667,7 @@ __device__ __forceinline__ void cluster_sums(float4 (&sum)[kChunk], uint32_t bas
         const int i = i0 + n * kSliceT;
         sum[n] = make_float4(0.f, 0.f, 0.f, 0.f);
         if (!in_slice(i)) continue;
-        const int r = (int)rank * kSliceRows + i / kSliceQuads, c = (i % kSliceQuads) * 4;
+        const int r = $(slice) * kSliceRows + i / kSliceQuads, c = (i % kSliceQuads) * 4;
         const uint32_t at = stage_a(base, 0) + (r * kPartialRow + c) * 4;
 #pragma unroll
         for (int q = 0; q < kSplit; ++q) {
@@ -666,7 +677,7 @@ __device__ __forceinline__ void cluster_sums(float4 (&sum)[kChunk], uint32_t bas
                 "mapa.shared::cluster.u32 remote, %4, %5;\n\t"
                 "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n\t}"
                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                : "r"(at), "r"(q)
+                : "r"(at), "r"($(peer))
                 : "memory");
             sum[n].x += v.x, sum[n].y += v.y, sum[n].z += v.z, sum[n].w += v.w;
         }
@@ -680,7 +691,7 @@ __device__ __forceinline__ void prefetch_slice_c(const Problem& p, uint32_t rank
     if (p.beta == 0.f || !split_tile(p, rank, tm, tn)) return;
     constexpr int kLine = 128 / (int)sizeof($(ctype.C)), kLines = (kBN + kLine - 1) / kLine;
     for (int l = threadIdx.x; l < kSliceRows * kLines; l += kSliceT) {
-        const int row = tm * kBM + (int)rank * kSliceRows + l / kLines, col = tn * kBN + (l % kLines) * kLine;
+        const int row = tm * kBM + $(slice) * kSliceRows + l / kLines, col = tn * kBN + (l % kLines) * kLine;
         if (row < p.M && col < p.N)
             asm volatile("prefetch.global.L2 [%0];" ::"l"(p.C + (long long)row * p.ldc + col));
     }
@@ -712,7 +723,7 @@ __device__ __forceinline__ void reduce_split(const Problem& p, uint32_t base, ui
 #pragma unroll
         for (int n = 0; n < kChunk; ++n) {
             const int i = i0 + n * kSliceT;
-            row[n] = tm * kBM + (int)rank * kSliceRows + i / kSliceQuads;
+            row[n] = tm * kBM + $(slice) * kSliceRows + i / kSliceQuads;
             col[n] = tn * kBN + (i % kSliceQuads) * 4;
             old[n] = in_slice(i) ? slice_old(p, row[n], col[n], vec) : make_float4(0.f, 0.f, 0.f, 0.f);
         }

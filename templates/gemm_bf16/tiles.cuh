@@ -51,6 +51,12 @@ __device__ __forceinline__ int unit_of(const Problem& p, int lt) {
     return u < p.units ? u : -1;
 }
 
+//% if (cluster_n or 1) > 1 and split > 1 then
+// split-K with cluster_n: the K slice of CTA `rank`, and the cluster rank of
+// its tile's slice q (the kSplit CTAs of a tile are consecutive ranks)
+__device__ __forceinline__ int slice_of(uint32_t rank) { return (int)rank % kSplit; }
+__device__ __forceinline__ uint32_t slice_peer(uint32_t rank, int q) { return rank - rank % kSplit + (uint32_t)q; }
+//% end
 // Tile coordinates (row of tiles, column of tiles) of unit u for this CTA.
 __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, int& tm, int& tn) {
     int um;
@@ -63,7 +69,10 @@ __device__ __forceinline__ void tile_of(const Problem& p, int u, uint32_t rank, 
         um = u / p.tiles_n;
         tn = u % p.tiles_n;
     }
-//% if (cluster_n or 1) > 1 then
+//% if (cluster_n or 1) > 1 and split > 1 then
+    tm = um;  // split-K: a unit of kClusterN tiles along N, kSplit CTAs each
+    tn = tn * kClusterN + (int)rank / kSplit;
+//% elseif (cluster_n or 1) > 1 then
     tm = um * kCluster + (int)rank % kCluster;  // cluster_n: the unit's kCluster x kClusterN tiles
     tn = tn * kClusterN + (int)rank / kCluster;
 //% else
@@ -119,7 +128,7 @@ __device__ __forceinline__ bool work_of(const Problem& p, int w, Work& x) {
 // kSplit + rank of K (none where there are fewer k-tiles than slices).
 __device__ __forceinline__ void k_range(const Problem& p, uint32_t rank, int& kb0, int& nk) {
     constexpr int kSlices = kScratchSplit * kSplit;
-    const int r = (int)blockIdx.y * kSplit + (int)rank;
+    const int r = (int)blockIdx.y * kSplit + $((cluster_n or 1) > 1 and "slice_of(rank)" or "(int)rank");
     kb0 = r * p.ktiles / kSlices;
     nk = (r + 1) * p.ktiles / kSlices - kb0;
 }
@@ -137,7 +146,7 @@ __device__ __forceinline__ void k_range(const Problem& p, uint32_t, int& kb0, in
 }
 //% else
 __device__ __forceinline__ void k_range(const Problem& p, uint32_t rank, int& kb0, int& nk) {
-    const int r = kSplit > 1 ? (int)rank : 0;
+    const int r = kSplit > 1 ? $((cluster_n or 1) > 1 and split > 1 and "slice_of(rank)" or "(int)rank") : 0;
     kb0 = r * p.ktiles / kSplit;
     nk = (r + 1) * p.ktiles / kSplit - kb0;
 }
