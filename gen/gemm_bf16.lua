@@ -181,11 +181,16 @@ end })
 -- tiles read A 4 times and B twice (50 MB of L2 reads, where cuBLAS's
 -- kernel reads 42 MB; NOTES.md, 42nd session); pairs along N read A twice
 -- (34 MB), in 64 CTAs (split 8, clusters of 16) or 128 (split 4 in
--- clusters of 8 x split_scratch 2 ...).
+-- clusters of 8 x split_scratch 4). And one warpgroup's 128-row tiles of a
+-- tile grid in pairs along N: cuBLAS's 1024^3 kernel
+-- (nvjet_sm90_tst_128x64_64x8_1x2: 128 x 64 tiles, 8 stages, clusters of
+-- 1 x 2; NOTES.md, 21st session).
 param("cluster_n", { 1, 2 }, { default = 1, when = function(c)
-  return two(c) and c.schedule == "cooperative" and c.grid == "persistent" and c.cluster <= 2
-    and (c.stream_k or "off") == "off" and (c.inflight or 1) == 1
-    or hopper(c) and (c.split or c.split_one or 1) > 1 and c.raster == "row" and (c.inflight or 1) == 1
+  if not hopper(c) or (c.inflight or 1) ~= 1 then return false end
+  if c.grid == "persistent" then
+    return two(c) and c.schedule == "cooperative" and c.cluster <= 2 and (c.stream_k or "off") == "off"
+  end
+  return c.raster == "row" and c.cluster == 1 and ((c.split or c.split_one or 1) > 1 or c.consumers == 1 and c.wm == 128)
 end })
 
 -- fences: what a kernel's start and end wait for. full: cluster barriers

@@ -58,6 +58,8 @@ kinds=(
     # cluster of 16; two warpgroups, 2 x 2, sums through scratch too
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=direct split_one=8 cluster_n=2 raster=row stages=8 bn=64 wm=128 fences=light"
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=2 cluster_n=2 split_scratch=4 raster=row bn=64"
+    # one warpgroup's 128 x 64 tiles of a tile grid in pairs along N (cuBLAS's 1024^3 geometry)
+    "consumers=1 producer=warp cluster=1 grid=tile epilogue=tma cluster_n=2 raster=row stages=8 bn=64 wm=128"
 )
 i=0
 for kind in "${kinds[@]}"; do
