@@ -45,9 +45,9 @@ __device__ __forceinline__ void consumer_release(uint32_t base, int it) {
     const uint32_t bar = empty_bar(base, stage_of(it));
 //% if (cluster_n or 1) > 1 and split > 1 then
     // split-K with cluster_n: A comes from this K slice's CTAs along N
-    const uint32_t slice = cluster_rank() % kSplit;
+    const int slice = slice_of(cluster_rank());
 #pragma unroll
-    for (int j = 0; j < kClusterN; ++j) mbar_arrive_cluster(bar, slice + (uint32_t)(j * kSplit));
+    for (int j = 0; j < kClusterN; ++j) mbar_arrive_cluster(bar, (uint32_t)(slice + j * kSplit));
 //% elseif (cluster_n or 1) > 1 then
     // cluster_n: A comes from the CTAs along N, B from those along M
 #pragma unroll

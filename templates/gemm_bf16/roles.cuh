@@ -46,7 +46,7 @@ __device__ __forceinline__ void produce(const Problem& p, uint32_t base, uint32_
     // of its K slice along N (ranks slice + kSplit j); B is its own
     const int rn = (int)rank / kSplit;
     uint16_t a_mask = 0;
-    for (int j = 0; j < kClusterN; ++j) a_mask |= (uint16_t)(1u << ((int)rank % kSplit + j * kSplit));
+    for (int j = 0; j < kClusterN; ++j) a_mask |= (uint16_t)(1u << (slice_of(rank) + j * kSplit));
     constexpr int kARows = kBM / kClusterN;  // rows of A this CTA loads (whole 64-row boxes when M-major)
     constexpr int box0 = 0;
 //% elseif (cluster_n or 1) > 1 then
