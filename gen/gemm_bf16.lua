@@ -184,7 +184,10 @@ end })
 -- clusters of 8 x split_scratch 4). And one warpgroup's 128-row tiles of a
 -- tile grid in pairs along N: cuBLAS's 1024^3 kernel
 -- (nvjet_sm90_tst_128x64_64x8_1x2: 128 x 64 tiles, 8 stages, clusters of
--- 1 x 2; NOTES.md, 21st session).
+-- 1 x 2; NOTES.md, 21st session). H100, 43rd session: both lost or tied
+-- (tall-K split_one = 8 x 2: 0.0167 ms against 0.0146, ncu 37 MB read at
+-- 3.8 TB/s; 1024^3 0.0111, the best's time): each SM still takes in as many
+-- bytes, and that rate, not L2's, is what the tall-K shape waits on.
 param("cluster_n", { 1, 2 }, { default = 1, when = function(c)
   if not hopper(c) or (c.inflight or 1) ~= 1 then return false end
   if c.grid == "persistent" then
