@@ -289,11 +289,12 @@ launch(function(c, s, dev)
     -- of it, a cluster of `split` CTAs; then each tile's ss partial tiles of
     -- fp32 sums. A tile's CTAs are a grid row each (last, split_scratch), or
     -- blocks u * ss .. u * ss + ss - 1 (spread)
-    local ctas = blocks * c.cluster * c.cluster_n * c.split
+    -- (the units' CTAs as one number: cluster_n = 1 keeps the header's expressions as they were)
+    local ctas = blocks * (c.cluster * c.cluster_n) * c.split
     local counters = ceil_div(ctas, 64) * 64 * 4
     return { grid = c.scratch_sum == "spread" and { ctas * ss } or { ctas, ss }, block = { c.threads },
       smem = c.smem_bytes, resident = 1, min_cc = 90, tensor_maps = maps,
-      scratch = counters + blocks * c.cluster * c.cluster_n * ss * c.rows * c.bn * 4, scratch_zero = counters,
+      scratch = counters + blocks * (c.cluster * c.cluster_n) * ss * c.rows * c.bn * 4, scratch_zero = counters,
       scratch_zero_kept = true }
   end
   -- persistent: clusters of 4 or more, so that the runner and the header
