@@ -172,6 +172,25 @@ done
 grep -q ' bn=64 .* cluster=4 ' "$tmp/c4.txt" && ! grep -q ' bn=192 ' "$tmp/c4.txt" &&
     ! grep -E ' bn=(64|128) .*cluster=4 .*cluster_n=2| bn=64 .*cluster=2 .*cluster_n=2' "$tmp/c4.txt" | grep -q . ||
     { echo "clusters and B's boxes: $(grep -m2 -E ' bn=192 |cluster_n=2' "$tmp/c4.txt")"; fail=1; }
+# cluster_n under split-K, launched (fake runner) at 256 x 256 x 16384: 2 x 4
+# tiles of 128 x 64 in units of 2 along N. split_one = 8: 4 units x 16 CTAs,
+# a cluster of 16 that launch() declares (non-portable); x split_scratch = 4:
+# 4 units x 8 CTAs a grid row, 4 rows, scratch of a counter each (one
+# 256-byte line) and 4 slots of a 32 x 64 fp32 slice each
+geo() { # SELECTION: the record's geometry as "grid cluster scratch"
+    rm -rf "$tmp/gr"
+    "$bartune" run gen/gemm_bf16.lua kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 \
+        grid=tile raster=row epilogue=direct cluster_n=2 fences=light "$@" --size M=256 --size N=256 --size K=16384 \
+        --runner "$root/tests/fake_runner.sh" --results "$tmp/gr" --no-emit --cache "$tmp/gc" >"$tmp/gr.log" 2>&1 ||
+        { echo "fake run $*: $(tail -3 "$tmp/gr.log")"; return; }
+    python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).readline()); g = r["geometry"]
+print(r["status"], g["grid"], g.get("cluster"), g.get("scratch"))' "$tmp"/gr/*/gemm_bf16.jsonl
+}
+g=$(geo split_one=8)
+[ "$g" = "ok [64, 1, 1] 16 None" ] || { echo "split_one=8 cluster_n=2 launched as: $g"; fail=1; }
+g=$(geo split_one=4 split_scratch=4)
+[ "$g" = "ok [32, 4, 1] None 1048832" ] || { echo "split_one=4 split_scratch=4 cluster_n=2 launched as: $g"; fail=1; }
 # c_ahead holds boxes of C's old values beside the accumulators: a one-warp
 # producer's kernels spill with it (128 x 256), so they are not offered it
 "$bartune" list gen/gemm_bf16.lua --arch sm_90 c_ahead=tile producer=warp bn=256 wm=64 consumers=2 >"$tmp/ahead.txt" 2>&1
