@@ -68,7 +68,18 @@ end })
 -- measured and lost: 256 x 256 x 16384 0.0198-0.0253 ms against split_one =
 -- 8's 0.0142, 1024^3 0.0234 against 0.0098; the last CTA of a tile sums
 -- the slices alone. NOTES.md 2026-12-04, twentieth.)
-local scratch_splits_k = function(c) return splits_k(c) and c.split == 1 end
+-- Back since for one warpgroup's tiles in clusters of 2 along M sharing B,
+-- summed by scratch_sum = spread only (every CTA a share): cuBLAS's tall-K geometry (NOTES.md, 42nd
+-- session: 128 CTAs of 64 x 64 in clusters of 2 along M, split-K, 42 MB of
+-- L2 reads where our split_one = 8's 64 CTAs read 55; each SM taking in
+-- ~0.5 MB where ours take 0.77, the rate the tall-K shape waits on). At 256
+-- x 256 x 16384: 128 x 64 tiles x 16, 64 x 128 x 16 or 64 x 64 x 8 (128
+-- CTAs each, 5, 4 and 6 matrix reads)
+local one_scratch = function(c)
+  return hopper(c) and c.consumers == 1 and c.grid == "tile" and c.cluster == 2 and c.epilogue == "direct"
+    and c.raster == "row"
+end
+local scratch_splits_k = function(c) return splits_k(c) and c.split == 1 or one_scratch(c) end
 param("scratch_split", { 1, 2, 4, 8, 16, 32 }, { default = 1, when = scratch_splits_k })
 -- scratch_sum: who adds a tile's slices. last: the last CTA to finish, all
 -- of the tile (the others need not run at once). spread: every CTA of the
@@ -84,6 +95,9 @@ end })
 -- leaves it half the work where spread gives each a half
 constraint("scratch_split = 2 or 32: scratch_sum = spread", function(c)
   return c.scratch_sum ~= "last" or c.scratch_split == 4 or c.scratch_split == 8 or c.scratch_split == 16
+end)
+constraint("one warpgroup's scratch_split (clusters along M): scratch_sum = spread", function(c)
+  return c.scratch_sum ~= "last" or c.consumers ~= 1
 end)
 -- split_scratch: the two levels at once, for the tall-K shape's few tiles
 -- on every SM without clusters of 8 or more (at one CTA an SM the H200 holds
@@ -208,7 +222,8 @@ end })
 -- combinations bartune expands)
 param("fences", { "full", "light" }, { default = "full", when = function(c)
   if not hopper(c) then return false end
-  return c.raster == "row" and ((c.split_one or 1) >= 4 or (c.cluster_n or 1) > 1 and c.stages == 8)
+  return c.raster == "row" and ((c.split_one or 1) >= 4 or (c.cluster_n or 1) > 1 and c.stages == 8
+      or (c.scratch_split or 1) > 1 and c.consumers == 1)
     or c.cluster == 2 and c.grid == "persistent" and c.bn == 256 and c.stages == 4 and (c.overlap or "off") ~= "off"
 end })
 

@@ -60,6 +60,8 @@ kinds=(
     "consumers=2 schedule=cooperative producer=warp cluster=1 grid=tile epilogue=direct split=2 cluster_n=2 split_scratch=4 raster=row bn=64"
     # one warpgroup's 128 x 64 tiles of a tile grid in pairs along N (cuBLAS's 1024^3 geometry)
     "consumers=1 producer=warp cluster=1 grid=tile epilogue=tma cluster_n=2 raster=row stages=8 bn=64 wm=128"
+    # one warpgroup's tiles in pairs along M sharing B, split-K summed by every CTA (spread)
+    "consumers=1 producer=warp cluster=2 grid=tile epilogue=direct scratch_split=16 scratch_sum=spread raster=row stages=8 bn=64 wm=128 fences=light"
 )
 i=0
 for kind in "${kinds[@]}"; do
@@ -179,18 +181,23 @@ grep -q ' bn=64 .* cluster=4 ' "$tmp/c4.txt" && ! grep -q ' bn=192 ' "$tmp/c4.tx
 # 256-byte line) and 4 slots of a 32 x 64 fp32 slice each
 geo() { # SELECTION: the record's geometry as "grid cluster scratch"
     rm -rf "$tmp/gr"
-    "$bartune" run gen/gemm_bf16.lua kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 cluster=1 \
-        grid=tile raster=row epilogue=direct cluster_n=2 fences=light "$@" --size M=256 --size N=256 --size K=16384 \
+    "$bartune" run gen/gemm_bf16.lua kind=wgmma bn=64 wm=128 consumers=1 producer=warp stages=8 \
+        grid=tile raster=row epilogue=direct fences=light "$@" --size M=256 --size N=256 --size K=16384 \
         --runner "$root/tests/fake_runner.sh" --results "$tmp/gr" --no-emit --cache "$tmp/gc" >"$tmp/gr.log" 2>&1 ||
         { echo "fake run $*: $(tail -3 "$tmp/gr.log")"; return; }
     python3 -c 'import json, sys
 r = json.loads(open(sys.argv[1]).readline()); g = r["geometry"]
 print(r["status"], g["grid"], g.get("cluster"), g.get("scratch"))' "$tmp"/gr/*/gemm_bf16.jsonl
 }
-g=$(geo split_one=8)
+g=$(geo cluster=1 cluster_n=2 split_one=8)
 [ "$g" = "ok [64, 1, 1] 16 None" ] || { echo "split_one=8 cluster_n=2 launched as: $g"; fail=1; }
-g=$(geo split_one=4 split_scratch=4)
+g=$(geo cluster=1 cluster_n=2 split_one=4 split_scratch=4)
 [ "$g" = "ok [32, 4, 1] None 1048832" ] || { echo "split_one=4 split_scratch=4 cluster_n=2 launched as: $g"; fail=1; }
+# pairs along M x scratch_split = 16, spread: 1 x 4 units of 2 tiles, each
+# tile's 16 CTAs in a row of pairs (1-D: 128 CTAs), a counter a tile (one
+# line) and 16 slots of 128 x 64 fp32 a tile
+g=$(geo cluster=2 scratch_split=16 scratch_sum=spread)
+[ "$g" = "ok [128, 1, 1] None 4194560" ] || { echo "cluster=2 scratch_split=16 spread launched as: $g"; fail=1; }
 # c_ahead holds boxes of C's old values beside the accumulators: a one-warp
 # producer's kernels spill with it (128 x 256), so they are not offered it
 "$bartune" list gen/gemm_bf16.lua --arch sm_90 c_ahead=tile producer=warp bn=256 wm=64 consumers=2 >"$tmp/ahead.txt" 2>&1

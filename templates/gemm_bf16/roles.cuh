@@ -551,8 +551,15 @@ __device__ __forceinline__ void spread_slices(const Problem& p, float (&acc)[kMs
                                               int tm, int tn) {
     constexpr int kQuads = kMsub * kBN / 8, kT = kConsumers * 128, kE = kQuads * kT;
     const int t = threadIdx.x;
+//% if cluster > 1 then
+    // clusters along M (tiles.cuh unit_of): tile u of the unit's kClusterDims, slice r
+    const long long u = blockIdx.x / (kScratchSplit * kClusterDims) * kClusterDims + blockIdx.x % kClusterDims;
+    const long long r = blockIdx.x / kClusterDims % kScratchSplit;
+    const long long counter_words = ((long long)p.units * kClusterDims + 63) / 64 * 64;
+//% else
     const long long u = blockIdx.x / kScratchSplit, r = blockIdx.x % kScratchSplit;
     const long long counter_words = ((long long)p.units + 63) / 64 * 64;
+//% end
     unsigned* const count = reinterpret_cast<unsigned*>(p.scratch) + u;
     float4* const slots = reinterpret_cast<float4*>(p.scratch + counter_words) + u * kScratchSplit * kE;
     float4* const mine = slots + r * kE;

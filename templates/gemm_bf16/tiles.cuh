@@ -42,7 +42,11 @@ __device__ __forceinline__ Problem make_problem(int transa, int transb, int M, i
 
 // The unit of this CTA's lt-th tile, or -1 past its last.
 __device__ __forceinline__ int unit_of(const Problem& p, int lt) {
-//% if scratch_sum == "spread" then
+//% if scratch_sum == "spread" and cluster > 1 then
+    // spread with clusters along M: blocks ((u kScratchSplit + r) kClusterDims + rank)
+    constexpr int kSpan = kScratchSplit * kClusterDims;  // a unit's CTAs in a row
+    const int cid = blockIdx.x / kSpan, clusters = gridDim.x / kSpan;
+//% elseif scratch_sum == "spread" then
     const int cid = blockIdx.x / kScratchSplit, clusters = gridDim.x / kScratchSplit;  // a tile's CTAs in a row
 //% else
     const int cid = blockIdx.x / kClusterDims, clusters = gridDim.x / kClusterDims;
@@ -136,7 +140,9 @@ __device__ __forceinline__ void k_range(const Problem& p, uint32_t rank, int& kb
 // scratch_split: the CTAs of a tile are blockIdx.y = 0 .. kScratchSplit - 1,
 // slice r of K each (none where there are fewer k-tiles than slices).
 __device__ __forceinline__ void k_range(const Problem& p, uint32_t, int& kb0, int& nk) {
-//% if scratch_sum == "spread" then
+//% if scratch_sum == "spread" and cluster > 1 then
+    const int r = (int)(blockIdx.x / kClusterDims % kScratchSplit);  // spread, clusters: unit_of's order
+//% elseif scratch_sum == "spread" then
     const int r = (int)(blockIdx.x % kScratchSplit);  // spread: blocks u * kScratchSplit + r
 //% else
     const int r = (int)blockIdx.y;

@@ -30,8 +30,11 @@ param("fault", {
   "b_rows",        -- correct: 64-column tiles in clusters of 2, each CTA multicasting half of B's box
   "b_rows_light",  -- correct: the same with fences = light (the producer's tail, no barrier at the end)
   "split_scratch_light", -- correct: split_scratch with fences = light (a relaxed barrier at each end)
+  "spread_pairs",  -- correct: spread with one warpgroup's tiles in clusters of 2 along M (B multicast), fences = light
+  "spread_pairs_short", -- the same, each CTA adding all the slices of its share but the last
 })
-local spread = function(c) return c.fault == "spread" or c.fault == "spread_short" end
+local pairs_m = function(c) return c.fault == "spread_pairs" or c.fault == "spread_pairs_short" end
+local spread = function(c) return c.fault == "spread" or c.fault == "spread_short" or pairs_m(c) end
 local two_level = function(c)
   return c.fault == "split_scratch" or c.fault == "split_scratch_short" or c.fault == "split_scratch_light"
 end
@@ -45,24 +48,26 @@ derive(function(c)
   c.split, c.c_early, c.scratch_split, c.b_rows = 1, "off", scratch(c) and 4 or 1, 64
   if two_level(c) then c.split, c.scratch_split = 2, 2 end
   if c.fault == "b_rows" or c.fault == "b_rows_light" then c.bn, c.cluster, c.b_rows = 64, 2, 32 end
-  c.fences = c.fault:find("_light$") and "light" or "full"
+  if pairs_m(c) then c.consumers, c.producer, c.cluster = 1, "warp", 2 end
+  c.fences = (c.fault:find("_light$") or pairs_m(c)) and "light" or "full"
   c.scratch_sum = spread(c) and "spread" or "last"
   c.overlap, c.stream_k, c.inflight, c.cluster_n = "off", "off", 1, 1
   if scratch(c) then c.grid = "tile" end
   c.order, c.rows, c.threads, c.min_cc, c.epilogue_batch = "named", 128, 384, 90, math.min(16, c.bn // 8)
+  if pairs_m(c) then c.rows, c.threads = 64, 160 end
   c.smem_bytes = 2048 + c.stages * (c.rows + c.bn) * 128
 end)
 launch(function(c, s, dev)
   -- (units of c.cluster tiles along M, as the template counts them)
   local units = ceil_div(ceil_div(s.M, c.rows), c.cluster) * ceil_div(s.N, c.bn)
-  local ctas = units * c.split  -- a counter per CTA of a row (gen/gemm_bf16.lua's launch)
+  local ctas = units * c.cluster * c.split  -- a counter per CTA of a row (gen/gemm_bf16.lua's launch)
   local counters = ceil_div(ctas, 64) * 64 * 4
   local ss = c.scratch_split
-  local grid = c.scratch_sum == "spread" and { units * ss } or ss > 1 and { ctas, ss }
+  local grid = c.scratch_sum == "spread" and { ctas * ss } or ss > 1 and { ctas, ss }
     or { min(units, dev.sms // c.cluster) * c.cluster }
   return { grid = grid, block = { c.threads }, smem = c.smem_bytes,
     resident = 1, min_cc = 90,
-    scratch = ss > 1 and counters + units * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
+    scratch = ss > 1 and counters + ctas * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
     scratch_zero_kept = ss > 1 or nil,
     tensor_maps = {
       { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
