@@ -582,8 +582,8 @@ __device__ __forceinline__ void spread_slices(const Problem& p, float (&acc)[kMs
     for (int e = e0 + t; e < e1; e += kT) {
         float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll 4
-//% -- fault "spread_short" (tests/faults): the last slice left out of the sum
-        for (int z = 0; z < kScratchSplit$(fault == "spread_short" and " - 1" or ""); ++z) {
+//% -- faults "spread_short", "spread_pairs_short" (tests/faults): the last slice left out of the sum
+        for (int z = 0; z < kScratchSplit$((fault == "spread_short" or fault == "spread_pairs_short") and " - 1" or ""); ++z) {
             const float4 w = __ldcg(slots + (long long)z * kE + e);  // L2: other SMs wrote it
             v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
         }
