@@ -74,7 +74,9 @@ end })
 -- L2 reads where our split_one = 8's 64 CTAs read 55; each SM taking in
 -- ~0.5 MB where ours take 0.77, the rate the tall-K shape waits on). At 256
 -- x 256 x 16384: 128 x 64 tiles x 16, 64 x 128 x 16 or 64 x 64 x 8 (128
--- CTAs each, 5, 4 and 6 matrix reads)
+-- CTAs each, 5, 4 and 6 matrix reads). H100, 44th session: 64 x 128 x 16
+-- 0.0137 ms in both B layouts against split_one = 8's 0.0146 (bench 0.96x
+-- cuBLAS); 128 x 64 x 16 0.0141, 64 x 64 x 8 0.0148
 local one_scratch = function(c)
   return hopper(c) and c.consumers == 1 and c.grid == "tile" and c.cluster == 2 and c.epilogue == "direct"
     and c.raster == "row"
