@@ -24,6 +24,11 @@ for held in "overlap=two" "inflight=2"; do
     grep -q "${held%%=*} = ${held#*=} holds .* three stages or more" "$tmp/held" ||
         { echo "$held stages=2: $(tail -1 "$tmp/held")"; fail=1; }
 done
+# one warpgroup's scratch_split (clusters along M): spread only; the last CTA summing alone lost
+"$bartune" list gen/gemm_bf16.lua --arch sm_90 consumers=1 cluster=2 grid=tile epilogue=direct \
+    scratch_split=16 scratch_sum=last >"$tmp/last" 2>&1 && { echo "one warpgroup's scratch_sum=last is in the space"; fail=1; }
+grep -q "one warpgroup's scratch_split (clusters along M): scratch_sum = spread" "$tmp/last" ||
+    { echo "consumers=1 scratch_sum=last: $(tail -1 "$tmp/last")"; fail=1; }
 # check NAME FILE MUST... -- MUSTNOT...
 . "$root/tests/has_patterns.sh"
 check() { has_patterns "$@"; }

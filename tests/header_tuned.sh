@@ -24,8 +24,14 @@ tune gemm_bf16 --size M=512 --size N=256 --size K=128 kind=wgmma bn=64 wm=64 con
 # a persistent grid of clusters of 4 (launch().persistent): the header counts the clusters that fit
 tune gemm_bf16 --size M=1024 --size N=256 --size K=128 kind=wgmma bn=256 wm=64 consumers=2 schedule=cooperative \
     producer=warpgroup regs=setmaxnreg stages=2 cluster=4 grid=persistent raster=row epilogue=direct
+# split-K through scratch, one warpgroup's tiles in clusters of 2 along M summed by every CTA
+# (spread): its launcher sizes the scratch (a counter a tile, then the slots) from the call
+tune gemm_bf16 --size M=256 --size N=256 --size K=4096 kind=wgmma bn=128 wm=64 consumers=1 producer=warp \
+    stages=6 cluster=2 grid=tile raster=row epilogue=direct scratch_split=16 scratch_sum=spread fences=light
 "$bartune" emit gen/gemm_bf16.lua --results "$tmp/r" --kernels "$tmp/k" >"$tmp/out" 2>&1 || fail "emit: $(tail -3 "$tmp/out")"
-grep -q '(3 tuned variants + portable)' "$tmp/out" || fail "gemm_bf16: not three tuned variants: $(grep wrote "$tmp/out")"
+grep -q '(4 tuned variants + portable)' "$tmp/out" || fail "gemm_bf16: not four tuned variants: $(grep wrote "$tmp/out")"
+[ "$(grep -c 'const long long bt_scratch_zero = ' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 1 ] ||
+    fail "gemm_bf16: not one launcher (the scratch_split one's) giving its kernel scratch"
 [ "$(grep -c 'cudaOccupancyMaxActiveClusters(&bt_n' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 1 ] ||
     fail "gemm_bf16: not one launcher (the persistent cluster-4 variant's) counting the clusters that fit"
 # what reads nothing of a variant is written once however many variants there are
