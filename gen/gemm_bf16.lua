@@ -309,10 +309,12 @@ launch(function(c, s, dev)
     -- (the units' CTAs as one number: cluster_n = 1 keeps the header's expressions as they were)
     local ctas = blocks * (c.cluster * c.cluster_n) * c.split
     local counters = ceil_div(ctas, 64) * 64 * 4
+    -- spread: a unit's ss x cluster consecutive CTAs wait for each other (together)
     return { grid = c.scratch_sum == "spread" and { ctas * ss } or { ctas, ss }, block = { c.threads },
       smem = c.smem_bytes, resident = 1, min_cc = 90, tensor_maps = maps,
       scratch = counters + blocks * (c.cluster * c.cluster_n) * ss * c.rows * c.bn * 4, scratch_zero = counters,
-      scratch_zero_kept = true }
+      scratch_zero_kept = true,
+      together = c.scratch_sum == "spread" and ss * (c.cluster * c.cluster_n) * c.split or nil }
   end
   -- persistent: clusters of 4 or more, so that the runner and the header
   -- launch only as many as fit at once (30 of 4 on the H200, not 132 / 4;

@@ -316,7 +316,8 @@ launch(function(c, s, dev)
   return { grid = grid, block = { c.threads }, tensor_maps = maps,
            smem = smem, min_cc = c.min_cc,
            scratch = scratch(c) and counters + tiles * ksplit(c) * c.bm * c.bn * 4 or nil,
-           scratch_zero = scratch(c) and counters or nil, scratch_zero_kept = scratch(c) or nil }
+           scratch_zero = scratch(c) and counters or nil, scratch_zero_kept = scratch(c) or nil,
+           together = c.scratch_sum == "spread" and ksplit(c) or nil }  -- a tile's blocks wait for each other
 end)
 
 -- How many times each block goes round its ring of k-tiles at sizes s (run

@@ -1173,13 +1173,37 @@ static bool allow_cluster(json_t *req, CUfunction fn) {
     return true;
 }
 
+/* The blocks of fn's launch l that run at once: the clusters of the kernel
+ * that fit times their CTAs (a cluster lives in one GPC, so fewer than SMs /
+ * cluster may: 30 of 4 on the H200), or without a cluster occ an SM; 0
+ * after answering why none. */
+static unsigned long long most_at_once(launch_cfg *l, int occ) {
+    int w = 0, h = 0, d = 0, n = 0;
+    kernel_cluster(l->fn, &w, &h, &d);
+    if (w <= 0) return (unsigned long long)occ * (unsigned)R.sms;
+    CUlaunchConfig cfg = {.gridDimX = l->grid[0],
+                          .gridDimY = l->grid[1],
+                          .gridDimZ = l->grid[2],
+                          .blockDimX = l->block[0],
+                          .blockDimY = l->block[1],
+                          .blockDimZ = l->block[2],
+                          .sharedMemBytes = l->smem};
+    CUresult r = drv.cuOccupancyMaxActiveClusters(&n, l->fn, &cfg);
+    if (r != CUDA_SUCCESS || n < 1) {
+        if (r != CUDA_SUCCESS)
+            fail_cuda("launch_refused", "counting the clusters that run at once", r);
+        else
+            fail("launch_refused", "no cluster of %d CTAs of this kernel fits at once", w);
+        return 0;
+    }
+    return (unsigned long long)n * (unsigned)(w * (h > 0 ? h : 1) * (d > 0 ? d : 1));
+}
+
 /* A request's "persistent" (launch().persistent): grid[0], at most what runs
- * at once, lowered to the clusters of the kernel that fit (a cluster lives
- * in one GPC, so fewer than SMs / cluster may: 30 of 4 on the H200), or
- * without a cluster to the blocks that fit (occ an SM), as the header does. */
+ * at once, lowered to the blocks that fit (most_at_once), as the header does. */
 static bool cap_persistent(json_t *req, launch_cfg *l, int occ) {
     if (!json_is_true(json_object_get(req, "persistent"))) return true;
-    int w = 0, h = 0, d = 0, n = 0;
+    int w = 0, h = 0, d = 0;
     kernel_cluster(l->fn, &w, &h, &d);
     if (l->grid[1] != 1 || l->grid[2] != 1 || h > 1 || d > 1) {
         fail("launch_refused",
@@ -1188,26 +1212,27 @@ static bool cap_persistent(json_t *req, launch_cfg *l, int occ) {
              l->grid[0], l->grid[1], l->grid[2]);
         return false;
     }
-    unsigned long long cap = (unsigned long long)occ * (unsigned)R.sms;
-    if (w > 0) {
-        CUlaunchConfig cfg = {.gridDimX = l->grid[0],
-                              .gridDimY = 1,
-                              .gridDimZ = 1,
-                              .blockDimX = l->block[0],
-                              .blockDimY = l->block[1],
-                              .blockDimZ = l->block[2],
-                              .sharedMemBytes = l->smem};
-        CUresult r = drv.cuOccupancyMaxActiveClusters(&n, l->fn, &cfg);
-        if (r != CUDA_SUCCESS || n < 1) {
-            if (r != CUDA_SUCCESS)
-                fail_cuda("launch_refused", "counting the clusters that run at once", r);
-            else
-                fail("launch_refused", "no cluster of %d CTAs of this kernel fits at once", w);
-            return false;
-        }
-        cap = (unsigned long long)n * (unsigned)w;
-    }
+    unsigned long long cap = most_at_once(l, occ);
+    if (!cap) return false;
     if (l->grid[0] > cap) l->grid[0] = (unsigned)cap;
+    return true;
+}
+
+/* A request's "together" (launch().together): that many consecutive blocks
+ * wait for each other, so a device that runs fewer of them at once (a MIG
+ * slice, say) would hang the launch: refused, as the header refuses it. */
+static bool fits_together(json_t *req, launch_cfg *l, int occ) {
+    json_int_t together = json_integer_value(json_object_get(req, "together"));
+    if (together <= 1) return true;
+    unsigned long long cap = most_at_once(l, occ);
+    if (!cap) return false;
+    if ((unsigned long long)together > cap) {
+        fail("over_occupancy",
+             "%lld consecutive blocks of this variant wait for each other (launch().together); "
+             "this device runs at most %llu of its blocks at once",
+             (long long)together, cap);
+        return false;
+    }
     return true;
 }
 
@@ -1246,7 +1271,7 @@ static int configure(json_t *req, CUfunction fn, launch_cfg *l) {
     } else if (resident > occ) {
         fail("over_occupancy", "only %d blocks of this variant fit on an SM, not %lld", occ,
              (long long)resident);
-    } else if (cap_persistent(req, l, occ)) {
+    } else if (fits_together(req, l, occ) && cap_persistent(req, l, occ)) {
         return occ;
     }
     return -1;

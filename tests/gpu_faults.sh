@@ -127,10 +127,14 @@ expect split_scratch_light ok
 # leaves the last pair's second tile outside C
 expect spread_pairs ok
 expect spread_pairs_short wrong_result
+# launch().together: CTAs that wait for each other, more than run at once: refused, not hung
+expect spread_crowd over_occupancy
+grep '"fault":"spread_crowd"' "$file" | grep -q "wait for each other" ||
+    { echo "gemm_bf16 spread_crowd: the message does not say its blocks wait for each other"; fail=1; }
 expect beta_reads_c 'nan|wrong_result'
 grep '"fault":"beta_reads_c"' "$file" | grep -q "since beta is 0" || { echo "gemm_bf16 beta_reads_c: the message does not say C is NaN because beta is 0"; fail=1; }
 grep -E '^  #1 ' "$tmp/out3" | grep -qE '"fault":"(none|none_again|scratch|spread|split_scratch|b_rows|b_rows_light|split_scratch_light|spread_pairs)"' ||
     { echo "gemm_bf16: the best is not a correct variant"; fail=1; }
-[ $fail = 0 ] && echo "26 pipeline, 20 sgemm and 13 gemm_bf16 faults classified, runs completed, best is correct"
+[ $fail = 0 ] && echo "26 pipeline, 20 sgemm and 14 gemm_bf16 faults classified, runs completed, best is correct"
 [ $fail = 0 ] || { cat "$tmp/err" | tail -30; }
 exit $fail

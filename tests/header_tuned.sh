@@ -32,8 +32,15 @@ tune gemm_bf16 --size M=256 --size N=256 --size K=4096 kind=wgmma bn=128 wm=64 c
 grep -q '(4 tuned variants + portable)' "$tmp/out" || fail "gemm_bf16: not four tuned variants: $(grep wrote "$tmp/out")"
 [ "$(grep -c 'const long long bt_scratch_zero = ' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 1 ] ||
     fail "gemm_bf16: not one launcher (the scratch_split one's) giving its kernel scratch"
-[ "$(grep -c 'cudaOccupancyMaxActiveClusters(&bt_n' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 1 ] ||
-    fail "gemm_bf16: not one launcher (the persistent cluster-4 variant's) counting the clusters that fit"
+# its 16 CTAs a tile in clusters of 2 wait for each other (launch().together): refused where
+# fewer than 32 run at once, not hung
+grep -q 'if (bt_most < 32LL) return cudaErrorCooperativeLaunchTooLarge;' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh ||
+    fail "gemm_bf16: the spread launcher does not refuse a device that runs fewer than its 32 waiting CTAs at once"
+# (and the spread one below: the clusters of its waiting CTAs that fit)
+[ "$(grep -c 'cudaOccupancyMaxActiveClusters(&bt_n' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 2 ] ||
+    fail "gemm_bf16: not two launchers (the persistent cluster-4 variant's, the spread one's) counting the clusters that fit"
+grep -q 'const long long bt_run_x = bt_grid_x < bt_most' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh ||
+    fail "gemm_bf16: the persistent launcher does not lower its grid to the clusters that fit"
 # what reads nothing of a variant is written once however many variants there are
 [ "$(grep -c 'bartune-shared .* begin' "$tmp"/k/fake-gpu-sm90/gemm_bf16.cuh)" = 1 ] ||
     fail "gemm_bf16's shared PTX wrappers are not written once"

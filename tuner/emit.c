@@ -511,13 +511,14 @@ const char *emit_common(void) {
     return text;
 }
 
-/* launch().persistent: grid x lowered to the clusters of the kernel that
- * run at once (or its blocks, without a cluster), as the runner does;
- * counted on a device's first call (per shared memory size) and kept. */
-static void sb_cap_persistent(strbuf *b) {
+/* bt_most: the blocks of the kernel that run at once (its clusters that fit
+ * times their CTAs, or its blocks without a cluster), as the runner counts
+ * them; counted on a device's first call (per shared memory size) and kept.
+ * WHY: the comment's first line (what the launcher wants it for). */
+static void sb_most(strbuf *b, const char *why) {
     sb_printf(
         b,
-        "    // launch().persistent: at most the clusters (blocks) of the kernel that run at once\n"
+        "    // %s\n"
         "    // (one word: shared memory << 32 | the count, so a call never reads one\n"
         "    // size's count under another's, whatever threads store at once)\n"
         "    static std::atomic<unsigned long long> bt_most_of[64];\n"
@@ -548,8 +549,27 @@ static void sb_cap_persistent(strbuf *b) {
         "        if (bt_known && bt_smem < (1ll << 32) && bt_most < (1ll << 32))\n"
         "            bt_most_of[bt_dev].store((unsigned long long)bt_smem << 32 |\n"
         "                                     (unsigned long long)bt_most);\n"
-        "    }\n"
-        "    const long long bt_run_x = bt_grid_x < bt_most ? bt_grid_x : bt_most;\n");
+        "    }\n",
+        why);
+}
+
+/* launch().persistent: grid x lowered to the clusters of the kernel that
+ * run at once (or its blocks, without a cluster), as the runner does. */
+static void sb_cap_persistent(strbuf *b) {
+    sb_most(b, "launch().persistent: at most the clusters (blocks) of the kernel that run at once");
+    sb_printf(b, "    const long long bt_run_x = bt_grid_x < bt_most ? bt_grid_x : bt_most;\n");
+}
+
+/* launch().together: that many consecutive blocks wait for each other, so a
+ * device that runs fewer at once (a MIG slice, say) would hang the call: the
+ * call is refused instead, as the runner refuses the launch. */
+static void sb_check_together(strbuf *b, bool counted, json_int_t together) {
+    if (!counted) sb_most(b, "launch().together: the clusters (blocks) of the kernel that run at once");
+    sb_printf(b,
+              "    // %lld consecutive blocks wait for each other (launch().together): where fewer\n"
+              "    // run at once the call would hang\n"
+              "    if (bt_most < %lldLL) return cudaErrorCooperativeLaunchTooLarge;\n",
+              (long long)together, (long long)together);
 }
 
 /* The launcher generated from the space's launch() run over symbols: the
@@ -649,6 +669,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
         nonportable);
     bool persistent = json_is_true(json_object_get(geo, "persistent"));
     if (persistent) sb_cap_persistent(b);
+    json_t *together = json_object_get(geo, "together");
+    if (json_integer_value(together) > 1) sb_check_together(b, persistent, json_integer_value(together));
     /* with scratch memory the launch is a lambda of its address, run by
      * bartune_scratch: with the stream's kept memory, or the call's own */
     const char *in = scratch ? "        " : "    ";

@@ -334,6 +334,8 @@ static void add_extras(json_t *req, json_t *geo) {
     if (cluster) json_object_set(req, "cluster", cluster);
     json_t *persistent = json_object_get(geo, "persistent");
     if (json_is_true(persistent)) json_object_set(req, "persistent", persistent);
+    json_t *together = json_object_get(geo, "together");
+    if (together) json_object_set(req, "together", together);
 }
 
 static char *check_geometry(json_t *geo, json_t *instance) {

@@ -828,6 +828,19 @@ function M.geometry(fn, c, s, dev, where)
     if type(persistent) ~= "boolean" then error(where .. ": launch().persistent must be true or false", 0) end
     out.persistent = persistent or nil
   end
+  -- together: how many consecutive blocks wait for each other (a split-K
+  -- tile's blocks summing one another's slots, say), so they must all run
+  -- at once: on a device that holds fewer of the kernel's blocks (its
+  -- clusters' blocks) at once, a MIG slice say, the runner refuses the
+  -- launch (over_occupancy) and the header returns
+  -- cudaErrorCooperativeLaunchTooLarge rather than hang. Absent: none wait.
+  local together = rawget(g, "together")
+  if together ~= nil then
+    if math.type(together) ~= "integer" or together < 1 then
+      error(where .. ": launch().together must be an integer of 1 or more (blocks that must run at once)", 0)
+    end
+    out.together = together > 1 and together or nil
+  end
   out.tensor_maps, values.tensor_maps = M.tensor_maps(rawget(g, "tensor_maps"), where)
   return out, values
 end

@@ -32,9 +32,12 @@ param("fault", {
   "split_scratch_light", -- correct: split_scratch with fences = light (a relaxed barrier at each end)
   "spread_pairs",  -- correct: spread with one warpgroup's tiles in clusters of 2 along M (B multicast), fences = light
   "spread_pairs_short", -- the same, each CTA adding all the slices of its share but the last
+  "spread_crowd",  -- spread, its launch saying more CTAs wait for each other than any device holds at once
 })
 local pairs_m = function(c) return c.fault == "spread_pairs" or c.fault == "spread_pairs_short" end
-local spread = function(c) return c.fault == "spread" or c.fault == "spread_short" or pairs_m(c) end
+local spread = function(c)
+  return c.fault == "spread" or c.fault == "spread_short" or c.fault == "spread_crowd" or pairs_m(c)
+end
 local two_level = function(c)
   return c.fault == "split_scratch" or c.fault == "split_scratch_short" or c.fault == "split_scratch_light"
 end
@@ -68,7 +71,7 @@ launch(function(c, s, dev)
   return { grid = grid, block = { c.threads }, smem = c.smem_bytes,
     resident = 1, min_cc = 90,
     scratch = ss > 1 and counters + ctas * ss * c.rows * c.bn * 4 or nil, scratch_zero = ss > 1 and counters or nil,
-    scratch_zero_kept = ss > 1 or nil,
+    scratch_zero_kept = ss > 1 or nil, together = c.fault == "spread_crowd" and 1 << 30 or c.scratch_sum == "spread" and ss * c.cluster or nil,
     tensor_maps = {
       { buffer = "A", dims = { s.K, s.M }, strides = { s.lda * 2 }, box = { 64, c.rows }, swizzle = 128 },
       { buffer = "B", dims = { s.N, s.K }, strides = { s.ldb * 2 }, box = { 64, c.b_rows }, swizzle = 128 },
