@@ -74,6 +74,9 @@ grep -q "launch().cluster must be an integer from 1 to 16" "$tmp/cl" || fail "cl
 "$bartune" run tests/toy/geometry_cluster.lua shape=persistent_bad --size rows=100 --size cols=300 $dirs >"$tmp/cl" 2>&1 &&
     fail "launch().persistent = 1 was run"
 grep -q "launch().persistent must be true or false" "$tmp/cl" || fail "persistent = 1: $(tail -3 "$tmp/cl")"
+"$bartune" run tests/toy/geometry_cluster.lua shape=together_bad --size rows=100 --size cols=300 $dirs >"$tmp/cl" 2>&1 &&
+    fail "launch().together = 0 was run"
+grep -q "launch().together must be an integer of 1 or more" "$tmp/cl" || fail "together = 0: $(tail -3 "$tmp/cl")"
 # a space path with a newline in it reaches the header's comments as one line
 d="toy
 #error the path escaped its comment"
