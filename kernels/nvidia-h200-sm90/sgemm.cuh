@@ -4975,6 +4975,38 @@ inline cudaError_t launch_kernel(int M, int N, int K, float alpha, const float *
     }
     // the launch's own error, returned (no cudaGetLastError: an error the
     // caller left pending stays the caller's)
+    // launch().together: the clusters (blocks) of the kernel that run at once
+    // (one word: shared memory << 32 | the count, so a call never reads one
+    // size's count under another's, whatever threads store at once)
+    static std::atomic<unsigned long long> bt_most_of[64];
+    const unsigned long long bt_most_w = bt_known ? bt_most_of[bt_dev].load() : 0;
+    long long bt_most = (long long)(bt_most_w >> 32) == bt_smem
+        ? (long long)(bt_most_w & 0xffffffffull) : 0;
+    if (bt_most <= 0) {
+        cudaFuncAttributes bt_fc;
+        int bt_n = 0;
+        bt_e = cudaFuncGetAttributes(&bt_fc, (const void *)bt_kernel);
+        if (bt_e == cudaSuccess && bt_fc.requiredClusterWidth > 0) {
+            cudaLaunchConfig_t bt_cfg = {};
+            bt_cfg.gridDim = dim3((unsigned)bt_grid_x, 1, 1);
+            bt_cfg.blockDim = dim3((unsigned)bt_block_x, (unsigned)bt_block_y, (unsigned)bt_block_z);
+            bt_cfg.dynamicSmemBytes = (size_t)bt_smem;
+            bt_e = cudaOccupancyMaxActiveClusters(&bt_n, (const void *)bt_kernel, &bt_cfg);
+            bt_most = (long long)bt_n * bt_fc.requiredClusterWidth;
+        } else if (bt_e == cudaSuccess) {
+            bt_e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bt_n, (const void *)bt_kernel,
+                (int)(bt_block_x * bt_block_y * bt_block_z), (size_t)bt_smem);
+            bt_most = (long long)bt_n * bt_sms;
+        }
+        if (bt_e != cudaSuccess) return bt_e;
+        if (bt_most <= 0) return cudaErrorInvalidConfiguration;  // none fits at once
+        if (bt_known && bt_smem < (1ll << 32) && bt_most < (1ll << 32))
+            bt_most_of[bt_dev].store((unsigned long long)bt_smem << 32 |
+                                     (unsigned long long)bt_most);
+    }
+    // 16 consecutive blocks wait for each other (launch().together): where fewer
+    // run at once the call would hang
+    if (bt_most < 16LL) return cudaErrorCooperativeLaunchTooLarge;
     auto bt_launch = [&](void *bt_ws) -> cudaError_t {
         void *bt_args[] = {(void *)&M, (void *)&N, (void *)&K, (void *)&alpha, (void *)&A, (void *)&lda, (void *)&B, (void *)&ldb, (void *)&beta, (void *)&C, (void *)&ldc, (void *)&bt_ws};
         return cudaLaunchKernel((const void *)bt_kernel,
