@@ -669,8 +669,8 @@ static void sb_launcher(strbuf *b, json_t *problem, json_t *geo, int min_cc, boo
         nonportable);
     bool persistent = json_is_true(json_object_get(geo, "persistent"));
     if (persistent) sb_cap_persistent(b);
-    json_t *together = json_object_get(geo, "together");
-    if (json_integer_value(together) > 1) sb_check_together(b, persistent, json_integer_value(together));
+    json_int_t together = json_integer_value(json_object_get(geo, "together"));
+    if (together > 1) sb_check_together(b, persistent, together);
     /* with scratch memory the launch is a lambda of its address, run by
      * bartune_scratch: with the stream's kept memory, or the call's own */
     const char *in = scratch ? "        " : "    ";
