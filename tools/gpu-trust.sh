@@ -8,6 +8,7 @@
 #           at every shape of its tune list but 8192^3 (its reference alone
 #           takes a minute)
 #   cluster-probe  how many thread-block clusters of 1..16 CTAs, one an SM, run at once
+#   intake-probe  how fast an SM takes in bytes by bulk copies (L2, HBM; chunks, stages, CTAs an SM)
 #   memset-probe  what a split-K call's scratch costs: pool, memset and free around a kernel
 #   race    does racecheck read the skeleton's rings right? tools/race-probe.cu
 #           under racecheck, then without a tool (real races read stale words)
@@ -160,6 +161,8 @@ for p in $phases; do
     cluster-probe) # how many clusters of 1..16 CTAs (one an SM) run at once (tools/cluster-probe.cu)
           nvcc -arch=sm_90 -o /tmp/cluster-probe tools/cluster-probe.cu && /tmp/cluster-probe 120 200
           /tmp/cluster-probe 100 200 ;;
+    intake-probe) # how fast an SM takes in bytes by bulk copies, from L2 and from HBM (tools/intake-probe.cu)
+          nvcc -arch=sm_90 -o /tmp/intake-probe tools/intake-probe.cu && /tmp/intake-probe 8 | tee "$out/intake-probe.log" ;;
     memset-probe) # what a call's scratch (pool, memset, free) costs beside the kernel (tools/memset-probe.cu)
           nvcc -arch=sm_90 -o /tmp/memset-probe tools/memset-probe.cu && /tmp/memset-probe 200 ;;
     race) nvcc -arch=sm_90 -lineinfo -o /tmp/race-probe tools/race-probe.cu
