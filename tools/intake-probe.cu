@@ -18,33 +18,18 @@
 #include "probe.cuh"
 #include <algorithm>
 #include <cstdint>
+#include <cuda.h> // CUtensorMap, named by ptx.cuh's tensor copies (unused here)
 #include <vector>
 
-__device__ __forceinline__ unsigned smem_addr(const void *p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
-    unsigned done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-__device__ __forceinline__ void bar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-// The slot's barrier expects `bytes`, and the copy engine brings them.
-__device__ __forceinline__ void fetch(unsigned slot, const char *src, unsigned bytes,
-                                      unsigned bar) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-                 : "memory");
+// The bf16 GEMM's mbarrier primitives, so the probe waits as its kernels do
+#include "../templates/gemm_bf16/ptx.cuh"
+using namespace bartune_gemm_bf16_ptx;
+
+// The slot's barrier expects `bytes`, and the copy engine brings them: a
+// plain bulk copy (ptx.cuh has the tensor forms only).
+__device__ __forceinline__ void fetch(uint32_t slot, const char *src, uint32_t bytes,
+                                      uint32_t bar) {
+    mbar_expect_tx(bar, bytes);
     asm volatile(
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
             "r"(slot),
@@ -61,8 +46,8 @@ __global__ void intake(const char *buf, size_t buf_bytes, size_t stride, unsigne
     unsigned char *ring = smem + 1024;
     if (threadIdx.x == 0) {
         for (unsigned s = 0; s < 2 * stages; s++)
-            bar_init(smem_addr(bars + s), 1);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            mbar_init(smem_u32(bars + s), 1);
+        fence_barrier_init();
     }
     __syncthreads();
     const size_t base = (blockIdx.x * stride) % buf_bytes;
@@ -70,15 +55,15 @@ __global__ void intake(const char *buf, size_t buf_bytes, size_t stride, unsigne
     if (threadIdx.x == 0) {
         for (unsigned long long i = 0; i < chunks; i++) {
             const unsigned s = i % stages;
-            if (i >= stages) bar_wait(smem_addr(bars + stages + s), ((i / stages) - 1) & 1);
-            fetch(smem_addr(ring + (size_t)s * chunk), buf + (base + i * chunk) % buf_bytes, chunk,
-                  smem_addr(bars + s));
+            if (i >= stages) mbar_wait(smem_u32(bars + stages + s), ((i / stages) - 1) & 1);
+            fetch(smem_u32(ring + (size_t)s * chunk), buf + (base + i * chunk) % buf_bytes, chunk,
+                  smem_u32(bars + s));
         }
     } else if (threadIdx.x == 32) {
         for (unsigned long long i = 0; i < chunks; i++) {
             const unsigned s = i % stages;
-            bar_wait(smem_addr(bars + s), (i / stages) & 1);
-            bar_arrive(smem_addr(bars + stages + s));
+            mbar_wait(smem_u32(bars + s), (i / stages) & 1);
+            mbar_arrive(smem_u32(bars + stages + s));
         }
         cycles[blockIdx.x] = clock64() - t0;
     }
