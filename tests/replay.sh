@@ -6,7 +6,12 @@
 set -u
 bartune=$1 root=$2
 cd "$root"
-records=results/nvidia-h200-sm90/pipeline.jsonl
+. tests/results_check.sh
+# the committed records as text (sealed history and plain file in one)
+texts=$(mktemp -d)
+records=$texts/pipeline.jsonl
+records_text results/nvidia-h200-sm90/pipeline.jsonl >"$records" &&
+    records_text results/nvidia-h200-sm90/gemm_bf16.jsonl >"$texts/gemm_bf16.jsonl" || exit 1
 fail=0
 # check STRATEGY PCT MAX_MEDIAN MIN_SEEDS (of the seeds the replay ran)
 check() {
@@ -21,7 +26,7 @@ check() {
 }
 tmp=$(mktemp -d)
 tmp_out=$tmp/out
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$texts"' EXIT
 for st in ils ga random exhaustive; do
     "$bartune" replay gen/pipeline.lua --records "$records" --strategy $st --seeds 30 >"$tmp_out" 2>&1 ||
         { echo "replay $st failed:"; cat "$tmp_out"; fail=1; continue; }
@@ -36,7 +41,7 @@ done
 # records at two size tuples are two landscapes: replayed each in turn, or
 # the one --size picks; a size the records lack is an error
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$tmp_out"' EXIT
+trap 'rm -rf "$tmp" "$tmp_out" "$texts"' EXIT
 sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 blocks_per_sm=2"
 for n in 1000 2000; do
     FAKE_RUNNER_VARY=1 FAKE_RUNNER_DELAY=0.01 "$bartune" run gen/pipeline.lua $sel --size n=$n \
@@ -134,7 +139,7 @@ done
 # has grown since). gemm_landscape FILE EXCLUDE LABEL COLD_MAX WARM_MAX
 gemm_landscape() {
     gunzip -c "tests/data/$1" >"$tmp/g.jsonl"
-    grep -vF "$2" results/nvidia-h200-sm90/gemm_bf16.jsonl >"$tmp/g-other.jsonl"
+    grep -vF "$2" "$texts/gemm_bf16.jsonl" >"$tmp/g-other.jsonl"
     "$bartune" replay gen/gemm_bf16.lua --records "$tmp/g.jsonl" --recorded --seeds 100 >"$tmp_out" 2>&1 ||
         { echo "gemm_bf16 $3 cold replay failed:"; cat "$tmp_out"; fail=1; }
     head -1 "$tmp_out" | grep -q "3804 candidates (3804 ok)" || { echo "gemm_bf16 $3: not the recorded space"; cat "$tmp_out"; fail=1; }

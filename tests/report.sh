@@ -7,7 +7,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 command -v gnuplot >/dev/null || { echo "gnuplot missing (.ci/install-deps installs gnuplot-nox)"; exit 1; }
-cp results/nvidia-h200-sm90/pipeline.jsonl "$tmp/"
+. tests/results_check.sh
+records_text results/nvidia-h200-sm90/pipeline.jsonl >"$tmp/pipeline.jsonl" || exit 1
 "$bartune" report gen/pipeline.lua --records "$tmp/pipeline.jsonl" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
 [ -s "$tmp/report.png" ] || { echo "no PNG"; exit 1; }
 head -c 8 "$tmp/report.png" | od -An -c | grep -q "P   N   G" || { echo "report.png is not a PNG"; exit 1; }

@@ -19,3 +19,9 @@ records_ok() {
     fi
     echo "$lines"
 }
+# records_text FILE: the text of a results file's records, its sealed history
+# (FILE.gz, from bartune seal) first, as bartune reads them.
+records_text() {
+    if [ -f "$1.gz" ]; then gunzip -c "$1.gz" || return 1; fi
+    cat "$1"
+}

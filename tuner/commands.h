@@ -17,5 +17,6 @@ int cmd_bench(const options *o);
 int cmd_replay(const options *o);
 int cmd_report(const options *o);
 int cmd_merge(const options *o);
+int cmd_seal(const options *o);
 
 #endif

@@ -9,7 +9,27 @@
 #include "commands.h"
 #include "gpu.h"
 #include "record.h"
+#include "results.h"
 #include "util.h"
+
+/* The first line of a results file, or of its sealed history when the plain
+ * file has none (a new string, or NULL). */
+static char *first_line(const char *path) {
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    bool got = f && getline(&line, &cap, f) > 0;
+    if (f) fclose(f);
+    if (got) return line;
+    free(line);
+    char *gz = results_sealed_path(path), *err = NULL, *text = NULL;
+    size_t len = 0;
+    if (file_exists(gz)) text = results_inflate(gz, &len, &err);
+    free(err);
+    free(gz);
+    if (text) text[strcspn(text, "\n")] = '\0';
+    return text;
+}
 
 /* The device of the first record of some results file in `folder` (a
  * results/<key>/ folder): false when there is none. */
@@ -18,23 +38,18 @@ static bool folder_device(const char *folder, device_info *d) {
     bool found = false;
     for (struct dirent *e; dir && !found && (e = readdir(dir));) {
         size_t n = strlen(e->d_name);
-        if (n < 7 || strcmp(e->d_name + n - 6, ".jsonl") || e->d_name[0] == '.') continue;
-        char *path = path_join(folder, e->d_name);
-        FILE *f = fopen(path, "r");
-        char *line = NULL;
-        size_t cap = 0;
-        if (f && getline(&line, &cap, f) > 0) {
-            json_t *rec = json_loads(line, 0, NULL);
-            char *why = rec ? record_check(rec, NULL) : NULL;
-            if (rec && !why) {
-                record_device(rec, d);
-                found = true;
-            }
-            free(why);
-            json_decref(rec);
+        if (n > 3 && !strcmp(e->d_name + n - 3, ".gz")) n -= 3; /* sealed alone */
+        if (n < 7 || strncmp(e->d_name + n - 6, ".jsonl", 6) || e->d_name[0] == '.') continue;
+        char *path = xasprintf("%s/%.*s", folder, (int)n, e->d_name), *line = first_line(path);
+        json_t *rec = line ? json_loads(line, 0, NULL) : NULL;
+        char *why = rec ? record_check(rec, NULL) : NULL;
+        if (rec && !why) {
+            record_device(rec, d);
+            found = true;
         }
+        free(why);
+        json_decref(rec);
         free(line);
-        if (f) fclose(f);
         free(path);
     }
     if (dir) closedir(dir);

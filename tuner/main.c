@@ -34,6 +34,7 @@ static const char usage_text[] =
     "  replay SPACE --records FILE  a search strategy against recorded results (no GPU)\n"
     "  report SPACE            results/<device>/report.svg and .png (gnuplot)\n"
     "  merge FILE.jsonl...     join results of one device from several hosts or shards\n"
+    "  seal                    move recorded results into results/<device>/<space>.jsonl.gz\n"
     "\n"
     "Run 'bartune <command> --help' for the options of a command.\n";
 
@@ -156,6 +157,14 @@ static const struct command commands[] = {
      "each measurement once: merging again adds nothing. Files of another device key or\n"
      "space are refused before anything is written. Then 'bartune emit' as usual.\n",
      true},
+    {"seal", cmd_seal, false,
+     "usage: bartune seal [--results DIR]\n"
+     "Moves the records of every DIR/<device>/<space>.jsonl (default results/) into its\n"
+     "sealed history <space>.jsonl.gz, which every command reads before the plain file\n"
+     "that runs append to: the same records, in git a fifteenth of the size. Each file\n"
+     "under its lock; the new history is read back and compared before it replaces the\n"
+     "old one, so a failure leaves the records where they were.\n",
+     false},
     {"devices", cmd_devices, false, "usage: bartune devices\nPrints the GPUs the runner sees.\n",
      false},
     {"report", cmd_report, true,

@@ -9,24 +9,77 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "record.h"
 #include "util.h"
 
-json_t *results_load(const char *path, const char *want_key, int *dropped, char **err) {
-    *dropped = 0;
-    size_t len;
-    char *text = read_file(path, &len);
-    json_t *arr = json_array();
-    if (!text) {
-        if (errno == ENOENT) return arr;
-        *err = xasprintf("cannot read %s: %s", path, strerror(errno));
-        json_decref(arr);
+/* Sealed history (`bartune seal`): <space>.jsonl.gz holds the older records
+ * (in git, 12-20x smaller than the plain text). It is read through gzip,
+ * which every Debian and Ubuntu base system has, up to a bound: a planted
+ * archive cannot fill memory (records inflate 20x; zeros, 1000x). */
+enum { SEALED_RATIO = 64 };
+#define SEALED_SLACK ((size_t)64 << 20)
+
+char *results_sealed_path(const char *path) {
+    return xasprintf("%s.gz", path);
+}
+
+char *results_inflate(const char *gz, size_t *len, char **err) {
+    /* O_NONBLOCK: a FIFO planted there does not hang the open (and is refused) */
+    int in = open(gz, O_RDONLY | O_CLOEXEC | O_NONBLOCK), p[2] = {-1, -1};
+    struct stat st_in;
+    bool regular = in >= 0 && fstat(in, &st_in) == 0 && S_ISREG(st_in.st_mode);
+    if (!regular || pipe(p) != 0) {
+        *err = xasprintf("cannot read %s: %s", gz,
+                         in >= 0 && !regular ? "not a regular file" : strerror(errno));
+        if (in >= 0) close(in);
         return NULL;
     }
+    fcntl(p[0], F_SETFD, FD_CLOEXEC); /* no other child holds the write end */
+    fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    char prog[] = "gzip", dc[] = "-dc", *argv[] = {prog, dc, NULL};
+    pid_t pid = proc_start(argv, in, p[1], -1);
+    close(in);
+    close(p[1]);
+    strbuf sb = {0};
+    char buf[65536];
+    bool over = false;
+    const size_t max = SEALED_SLACK + SEALED_RATIO * (size_t)st_in.st_size;
+    for (ssize_t n; pid > 0 && (n = read(p[0], buf, sizeof buf)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || (over = sb.len + (size_t)n > max)) break;
+        sb_append(&sb, buf, (size_t)n);
+    }
+    close(p[0]);
+    int st = 0;
+    bool ended = pid > 0 && !over && proc_wait(pid, &st);
+    if (pid > 0 && !ended) proc_kill(pid);
+    if (!ended || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char why[64];
+        *err = over ? xasprintf("%s inflates to more than %zu MiB (%d times its size and 64 "
+                                "MiB): not a sealed results history of bartune (move it away, "
+                                "or restore it with git checkout)",
+                                gz, max >> 20, SEALED_RATIO)
+               : pid <= 0 ? xasprintf("cannot start gzip to read %s: %s", gz, strerror(errno))
+                          : xasprintf("%s: gzip -dc failed (%s): not a sealed results history, "
+                                      "or a damaged one (restore it with git checkout, or move "
+                                      "it away)",
+                                      gz, ended ? proc_describe(st, why) : "interrupted");
+        free(sb.data);
+        return NULL;
+    }
+    *len = sb.len;
+    return sb_take(&sb);
+}
+
+/* Appends the records of one file's text to `arr`: one device throughout
+ * (first_key carries across the sealed and the plain part). */
+static bool parse_records(const char *path, char *text, size_t len, const char *want_key,
+                          json_t *arr, char first_key[160], int *dropped, char **err) {
     int lineno = 0;
-    char first_key[160] = ""; /* one file, one device: --records of several are refused */
     for (char *line = text, *next; line < text + len; line = next) {
         char *nl = memchr(line, '\n', (size_t)(text + len - line));
         next = nl ? nl + 1 : text + len;
@@ -45,7 +98,7 @@ json_t *results_load(const char *path, const char *want_key, int *dropped, char 
             record_device(rec, &d);
             device_key(&d, key);
             if (!first_key[0])
-                snprintf(first_key, sizeof first_key, "%s", key);
+                snprintf(first_key, 160, "%s", key);
             else if (strcmp(key, first_key))
                 why = xasprintf("a record of device %s after records of %s: a results file holds "
                                 "one device's records (split it, or merge each device's apart)",
@@ -61,13 +114,45 @@ json_t *results_load(const char *path, const char *want_key, int *dropped, char 
                              path, lineno, why ? why : "not a JSON record");
             free(why);
             json_decref(rec);
-            json_decref(arr);
-            free(text);
-            return NULL;
+            return false;
         }
         json_array_append_new(arr, rec);
     }
+    return true;
+}
+
+/* One part: a sealed .gz through gzip, or plain text (absent: no records). */
+static bool load_part(const char *path, bool sealed, const char *want_key, json_t *arr,
+                      char first_key[160], int *dropped, char **err) {
+    size_t len = 0;
+    char *text = sealed ? results_inflate(path, &len, err) : read_file(path, &len);
+    if (!text && !sealed) {
+        if (errno == ENOENT) return true;
+        *err = xasprintf("cannot read %s: %s", path, strerror(errno));
+    }
+    bool ok = text && parse_records(path, text, len, want_key, arr, first_key, dropped, err);
     free(text);
+    return ok;
+}
+
+json_t *results_load(const char *path, const char *want_key, int *dropped, char **err) {
+    *dropped = 0;
+    json_t *arr = json_array();
+    char first_key[160] = ""; /* one file, one device: --records of several are refused */
+    size_t n = strlen(path);
+    bool ok;
+    if (n > 3 && !strcmp(path + n - 3, ".gz")) {
+        ok = load_part(path, true, want_key, arr, first_key, dropped, err);
+    } else {
+        char *gz = results_sealed_path(path);
+        ok = (!file_exists(gz) || load_part(gz, true, want_key, arr, first_key, dropped, err)) &&
+             load_part(path, false, want_key, arr, first_key, dropped, err);
+        free(gz);
+    }
+    if (!ok) {
+        json_decref(arr);
+        return NULL;
+    }
     return arr;
 }
 
@@ -161,6 +246,74 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
     }
     if (dropped) msg_warn("%s: ignored %d unreadable line(s)", s->path, dropped);
     return true;
+}
+
+/* The new sealed history in a fresh file beside the old: its bytes, then one
+ * more gzip member of the plain text (gzip reads members in a row as one
+ * text). Read back and compared before it replaces the old. */
+static bool write_sealed(const char *gz, const char *plain_path, const char *old, size_t old_len,
+                         const char *plain, size_t plain_len, char **err) {
+    char *tmp = xasprintf("%s.tmp.%ld", gz, (long)getpid());
+    unlink(tmp);
+    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int in = open(plain_path, O_RDONLY | O_CLOEXEC);
+    size_t raw_len = 0;
+    char *raw = file_exists(gz) ? read_file(gz, &raw_len) : xstrdup("");
+    bool ok = out >= 0 && in >= 0 && raw && write(out, raw, raw_len) == (ssize_t)raw_len;
+    char prog[] = "gzip", best[] = "-9", noname[] = "-n", c[] = "-c";
+    char *argv[] = {prog, best, noname, c, NULL};
+    pid_t pid = ok ? proc_start(argv, in, out, -1) : -1;
+    int st = 0;
+    ok = pid > 0 && proc_wait(pid, &st) && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+         fsync(out) == 0;
+    if (!ok) *err = xasprintf("cannot write %s: %s", tmp, errno ? strerror(errno) : "gzip failed");
+    if (in >= 0) close(in);
+    if (out >= 0) close(out);
+    free(raw);
+    size_t back_len = 0;
+    char *back = ok ? results_inflate(tmp, &back_len, err) : NULL;
+    if (back && (back_len != old_len + plain_len || memcmp(back, old, old_len) ||
+                 memcmp(back + old_len, plain, plain_len))) {
+        *err = xasprintf("%s does not read back as the records it was written from: nothing "
+                         "was changed",
+                         tmp);
+        ok = false;
+    }
+    ok = ok && back;
+    if (ok && rename(tmp, gz) != 0) {
+        *err = xasprintf("cannot replace %s: %s", gz, strerror(errno));
+        ok = false;
+    }
+    if (!ok) unlink(tmp);
+    free(back);
+    free(tmp);
+    return ok;
+}
+
+bool results_seal(results_store *s, int *moved, char **err) {
+    *moved = 0;
+    size_t plain_len = 0, old_len = 0;
+    char *plain = read_file(s->path, &plain_len), *gz = results_sealed_path(s->path);
+    char *old = !plain ? NULL : file_exists(gz) ? results_inflate(gz, &old_len, err) : xstrdup("");
+    if (!plain) *err = xasprintf("cannot read %s: %s", s->path, strerror(errno));
+    bool ok = plain && old;
+    for (size_t i = 0; ok && i < plain_len; i++) *moved += plain[i] == '\n';
+    /* A seal killed after its rename left the plain text at the history's
+     * end: then only the emptying is left to do. */
+    bool sealed_before =
+        ok && old_len >= plain_len && !memcmp(old + old_len - plain_len, plain, plain_len);
+    if (ok && plain_len && !sealed_before)
+        ok = write_sealed(gz, s->path, old, old_len, plain, plain_len, err);
+    if (ok && plain_len && (ftruncate(s->fd, 0) != 0 || fsync(s->fd) != 0)) {
+        *err = xasprintf("cannot empty %s after sealing it: %s (its records are in %s too; "
+                         "seal again)",
+                         s->path, strerror(errno), gz);
+        ok = false;
+    }
+    free(plain);
+    free(old);
+    free(gz);
+    return ok;
 }
 
 bool results_append(results_store *s, json_t *record, char **err) {
@@ -377,7 +530,10 @@ int results_each_device(const char *dir, const char *space, bool keep_going,
     while (d && (keep_going || *ok) && (e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
         char *path = xasprintf("%s/%s/%s.jsonl", dir, e->d_name, space);
-        if (file_exists(path)) {
+        char *gz = results_sealed_path(path);
+        bool found = file_exists(path) || file_exists(gz);
+        free(gz);
+        if (found) {
             files++;
             *ok = fn(ctx, e->d_name, path) && *ok;
         }

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct {
     char *path;
@@ -22,7 +23,19 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
 bool results_append(results_store *s, json_t *record, char **err);
 void results_close(results_store *s);
 
-/* Reads every record of a file (no lock). *dropped counts a torn last line.
+/* Sealed history: <space>.jsonl.gz beside <space>.jsonl (`bartune seal`
+ * moves the plain records there). results_load reads it first, then the
+ * plain file that runs append to. */
+char *results_sealed_path(const char *path);
+/* A .gz file's text through gzip -dc (bounded), or NULL with *err. */
+char *results_inflate(const char *gz, size_t *len, char **err);
+/* Moves the records of an open store's plain file into its sealed history:
+ * the .gz rewritten whole (checked before it replaces the old), then the
+ * plain file emptied. *moved: how many lines. */
+bool results_seal(results_store *s, int *moved, char **err);
+
+/* Reads every record of a file (no lock), with its sealed history first (a
+ * path ending .gz: that alone). *dropped counts a torn last line.
  * A record that fails record_check (another format, another device than
  * `want_key` when given, a field of the wrong type) is an error. */
 json_t *results_load(const char *path, const char *want_key, int *dropped, char **err);
