@@ -59,15 +59,17 @@ char *results_inflate(const char *gz, size_t *len, char **err) {
     if (pid > 0 && !ended) proc_kill(pid);
     if (!ended || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         char why[64];
-        *err = over ? xasprintf("%s inflates to more than %zu MiB (%d times its size and 64 "
-                                "MiB): not a sealed results history of bartune (move it away, "
-                                "or restore it with git checkout)",
-                                gz, max >> 20, SEALED_RATIO)
-               : pid <= 0 ? xasprintf("cannot start gzip to read %s: %s", gz, strerror(errno))
-                          : xasprintf("%s: gzip -dc failed (%s): not a sealed results history, "
-                                      "or a damaged one (restore it with git checkout, or move "
-                                      "it away)",
-                                      gz, ended ? proc_describe(st, why) : "interrupted");
+        if (over)
+            *err = xasprintf("%s inflates to more than %zu MiB (%d times its size and 64 MiB): "
+                             "not a sealed results history of bartune (move it away, or restore "
+                             "it with git checkout)",
+                             gz, max >> 20, SEALED_RATIO);
+        else if (pid <= 0)
+            *err = xasprintf("cannot start gzip to read %s: %s", gz, strerror(errno));
+        else
+            *err = xasprintf("%s: gzip -dc failed (%s): not a sealed results history, or a "
+                             "damaged one (restore it with git checkout, or move it away)",
+                             gz, ended ? proc_describe(st, why) : "interrupted");
         free(sb.data);
         return NULL;
     }
@@ -264,8 +266,7 @@ static bool write_sealed(const char *gz, const char *plain_path, const char *old
     char *argv[] = {prog, best, noname, c, NULL};
     pid_t pid = ok ? proc_start(argv, in, out, -1) : -1;
     int st = 0;
-    ok = pid > 0 && proc_wait(pid, &st) && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-         fsync(out) == 0;
+    ok = pid > 0 && proc_wait(pid, &st) && WIFEXITED(st) && WEXITSTATUS(st) == 0 && fsync(out) == 0;
     if (!ok) *err = xasprintf("cannot write %s: %s", tmp, errno ? strerror(errno) : "gzip failed");
     if (in >= 0) close(in);
     if (out >= 0) close(out);
@@ -297,7 +298,8 @@ bool results_seal(results_store *s, int *moved, char **err) {
     char *old = !plain ? NULL : file_exists(gz) ? results_inflate(gz, &old_len, err) : xstrdup("");
     if (!plain) *err = xasprintf("cannot read %s: %s", s->path, strerror(errno));
     bool ok = plain && old;
-    for (size_t i = 0; ok && i < plain_len; i++) *moved += plain[i] == '\n';
+    for (size_t i = 0; ok && i < plain_len; i++)
+        *moved += plain[i] == '\n';
     /* A seal killed after its rename left the plain text at the history's
      * end: then only the emptying is left to do. */
     bool sealed_before =

@@ -23,8 +23,7 @@ static bool seal_one(const char *folder, const char *key, const char *space) {
         msg_error("%s; the records stay where they were", err);
         free(err);
     } else if (moved) {
-        fprintf(stderr, "bartune: %d records of %s moved into %s.gz\n", moved, st.path,
-                st.path);
+        fprintf(stderr, "bartune: %d records of %s moved into %s.gz\n", moved, st.path, st.path);
     }
     if (st.path) results_close(&st);
     return ok;
@@ -58,7 +57,8 @@ int cmd_seal(const options *o) {
         if (e->d_name[0] == '.') continue;
         char *folder = path_join(o->results, e->d_name);
         struct stat st;
-        if (stat(folder, &st) == 0 && S_ISDIR(st.st_mode)) ok = seal_folder(folder, e->d_name) && ok;
+        if (stat(folder, &st) == 0 && S_ISDIR(st.st_mode))
+            ok = seal_folder(folder, e->d_name) && ok;
         free(folder);
     }
     closedir(d);
