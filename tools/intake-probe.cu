@@ -37,10 +37,14 @@ __device__ __forceinline__ void fetch(uint32_t slot, const char *src, uint32_t b
         : "memory");
 }
 
-// Block of 64 threads: lane 0 of warp 0 the producer, lane 0 of warp 1 the
-// consumer. Chunks wrap around the buffer from the CTA's offset.
+// Block of 32 (issuers + 1) threads: lane 0 of warps 0 .. issuers - 1 the
+// producers (slot s by warp s % issuers, so each slot's chunks come in order
+// from one thread: do copies from several threads overlap where one
+// thread's do not?), lane 0 of the last warp the consumer.
+// Chunks wrap around the buffer from the CTA's offset.
 __global__ void intake(const char *buf, size_t buf_bytes, size_t stride, unsigned chunk,
-                       unsigned stages, unsigned long long chunks, unsigned long long *cycles) {
+                       unsigned stages, unsigned long long chunks, unsigned long long *cycles,
+                       unsigned issuers) {
     extern __shared__ __align__(128) unsigned char smem[];
     unsigned long long *bars = reinterpret_cast<unsigned long long *>(smem); // full[s], empty[s]
     unsigned char *ring = smem + 1024;
@@ -52,14 +56,16 @@ __global__ void intake(const char *buf, size_t buf_bytes, size_t stride, unsigne
     __syncthreads();
     const size_t base = (blockIdx.x * stride) % buf_bytes;
     const unsigned long long t0 = clock64();
-    if (threadIdx.x == 0) {
+    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (warp < issuers && lane == 0) {
         for (unsigned long long i = 0; i < chunks; i++) {
             const unsigned s = i % stages;
+            if (s % issuers != warp) continue;
             if (i >= stages) mbar_wait(smem_u32(bars + stages + s), ((i / stages) - 1) & 1);
             fetch(smem_u32(ring + (size_t)s * chunk), buf + (base + i * chunk) % buf_bytes, chunk,
                   smem_u32(bars + s));
         }
-    } else if (threadIdx.x == 32) {
+    } else if (warp == issuers && lane == 0) {
         for (unsigned long long i = 0; i < chunks; i++) {
             const unsigned s = i % stages;
             mbar_wait(smem_u32(bars + s), (i / stages) & 1);
@@ -76,24 +82,25 @@ struct Case {
 
 // One configuration: the median of 5 timed launches after one to warm L2.
 static void measure(const char *buf, const Case &c, unsigned chunk, unsigned stages,
-                    unsigned per_sm, int sms, size_t optin, size_t per_cta,
+                    unsigned per_sm, unsigned issuers, int sms, size_t optin, size_t per_cta,
                     unsigned long long *cycles, cudaEvent_t a, cudaEvent_t b) {
+    const unsigned threads = 32 * (issuers + 1);
     const unsigned grid = sms * per_sm;
     const size_t smem = 1024 + (size_t)stages * chunk;
     int most = 0;
-    if (smem > optin) return; // more than a CTA may have
+    if (smem > optin || stages % issuers) return; // more than a CTA may have; a slot's issuer
     CHECK(cudaFuncSetAttribute(intake, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, intake, 64, smem));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, intake, threads, smem));
     if (most < (int)per_sm) {
-        printf("%-4s %6u %7u %7u   (%d CTAs of %zu KB fit an SM)\n", c.where, chunk >> 10, stages,
-               per_sm, most, smem >> 10);
+        printf("%-4s %6u %7u %7u %7u   (%d CTAs of %zu KB fit an SM)\n", c.where, chunk >> 10,
+               stages, per_sm, issuers, most, smem >> 10);
         return;
     }
     std::vector<float> ms;
     for (int r = 0; r < 6; r++) {
         CHECK(cudaEventRecord(a));
-        intake<<<grid, 64, smem>>>(buf, c.buf_bytes, c.stride, chunk, stages, per_cta / chunk,
-                                   cycles);
+        intake<<<grid, threads, smem>>>(buf, c.buf_bytes, c.stride, chunk, stages,
+                                        per_cta / chunk, cycles, issuers);
         CHECK(cudaEventRecord(b));
         CHECK(cudaEventSynchronize(b));
         CHECK(cudaGetLastError());
@@ -108,8 +115,8 @@ static void measure(const char *buf, const Case &c, unsigned chunk, unsigned sta
     for (unsigned long long v : cyc)
         mean += (double)v / grid;
     const double gbps = (double)per_cta * per_sm / (ms[ms.size() / 2] * 1e-3) / 1e9;
-    printf("%-4s %6u %7u %7u %9.4f %10.1f %10.1f\n", c.where, chunk >> 10, stages, per_sm,
-           ms[ms.size() / 2], gbps, (double)per_cta * per_sm / mean);
+    printf("%-4s %6u %7u %7u %7u %9.4f %10.1f %10.1f\n", c.where, chunk >> 10, stages, per_sm,
+           issuers, ms[ms.size() / 2], gbps, (double)per_cta * per_sm / mean);
 }
 
 int main(int argc, char **argv) {
@@ -130,14 +137,15 @@ int main(int argc, char **argv) {
     CHECK(cudaEventCreate(&b));
     printf("%s, %d SMs, L2 %d MB; %zu MiB a CTA\n", p.name, sms, p.l2CacheSize >> 20,
            per_cta >> 20);
-    printf("%-4s %6s %7s %7s %9s %10s %10s\n", "from", "KiB", "stages", "CTA/SM", "ms", "GB/s/SM",
-           "B/clk/SM");
+    printf("%-4s %6s %7s %7s %7s %9s %10s %10s\n", "from", "KiB", "stages", "CTA/SM", "issuers",
+           "ms", "GB/s/SM", "B/clk/SM");
     const Case cases[] = {{(size_t)16 << 20, (size_t)1 << 20, "L2"}, {big, per_cta, "HBM"}};
     for (const Case &c : cases)
-        for (unsigned per_sm : {1u, 2u})
-            for (unsigned chunk : {4u << 10, 16u << 10, 32u << 10})
-                for (unsigned stages : {2u, 4u, 8u})
-                    measure(buf, c, chunk, stages, per_sm, sms, p.sharedMemPerBlockOptin, per_cta,
-                            cycles, a, b);
+        for (unsigned issuers : {1u, 4u})
+            for (unsigned per_sm : {1u, 2u})
+                for (unsigned chunk : {4u << 10, 16u << 10, 32u << 10})
+                    for (unsigned stages : {2u, 4u, 8u})
+                        measure(buf, c, chunk, stages, per_sm, issuers, sms,
+                                p.sharedMemPerBlockOptin, per_cta, cycles, a, b);
     return 0;
 }
