@@ -39,6 +39,10 @@ sel="producer_warps=1 consumer_warps=4 stages=2 tile=1024 cvec=4 blocks_per_sm=2
 args="--size n=1000 --runner $root/tests/fake_runner.sh --results $tmp/f --kernels $tmp/k --cache $tmp/c"
 "$bartune" run gen/pipeline.lua $args $sel >/dev/null 2>"$tmp/err" || fail "run: $(cat "$tmp/err")"
 "$bartune" seal --results "$tmp/f" 2>"$tmp/err" || fail "seal of the run: $(cat "$tmp/err")"
+# devices finds the card's tuning in the sealed history alone (the plain file empty)
+"$bartune" devices --runner "$root/tests/fake_runner.sh" --cache "$tmp/c" --results "$tmp/f" >"$tmp/dev" 2>&1 &&
+    grep -q "headers run the variants tuned on this card: $tmp/f/fake-gpu-sm90" "$tmp/dev" ||
+    fail "devices with sealed records: $(cat "$tmp/dev")"
 "$bartune" run gen/pipeline.lua $args $sel >/dev/null 2>"$tmp/err" || fail "run again: $(cat "$tmp/err")"
 grep -q "0 measured, 12 already recorded" "$tmp/err" || fail "the run did not see the sealed records: $(cat "$tmp/err")"
 "$bartune" run gen/pipeline.lua $args $sel --retime >/dev/null 2>"$tmp/err" || fail "retime: $(cat "$tmp/err")"
