@@ -68,6 +68,15 @@ rm "$plain.gz" && mkfifo "$plain.gz"
 timeout 20 "$bartune" show gen/pipeline.lua --results "$tmp/r" >"$tmp/out" 2>&1
 [ $? = 3 ] && grep -q "$plain.gz: not a regular file" "$tmp/out" || fail "a FIFO: $(cat "$tmp/out")"
 rm "$plain.gz"
+# a FIFO at the plain file's place reads as empty, not hanging; a pipe as --records reads whole
+mv "$plain" "$tmp/plain.moved" && mkfifo "$plain"
+timeout 20 "$bartune" show gen/pipeline.lua --results "$tmp/r" >"$tmp/out" 2>&1
+[ $? != 124 ] || fail "a FIFO for the plain file hung show"
+timeout 20 "$bartune" seal --results "$tmp/r" >"$tmp/out" 2>&1
+[ $? = 3 ] && grep -q "$plain is not a regular file" "$tmp/out" || fail "seal of a FIFO: $(cat "$tmp/out")"
+rm "$plain" && mv "$tmp/plain.moved" "$plain"
+"$bartune" show gen/pipeline.lua --records <(cat tests/data/h200-subset.jsonl) >"$tmp/out" 2>&1 &&
+    grep -q "records by status: ok 76 over_occupancy 44" "$tmp/out" || fail "records from a pipe: $(cat "$tmp/out")"
 sed 's/"name":"NVIDIA H200"/"name":"NVIDIA H100"/' tests/data/h200-subset.jsonl | gzip >"$plain.gz"
 show >"$tmp/out"
 [ $? = 3 ] && grep -q "$plain.gz:1: " "$tmp/out" || fail "another device's history: $(cat "$tmp/out")"

@@ -123,11 +123,40 @@ static bool parse_records(const char *path, char *text, size_t len, const char *
     return true;
 }
 
+/* A plain file's text, opened without waiting for a writer: a FIFO planted
+ * in its place reads as empty rather than hanging, while a pipe given as
+ * --records (a shell's <(...)) still reads whole. NULL with errno. */
+static char *read_plain(const char *path, size_t *len) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
+    if (fd < 0) return NULL;
+    if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+        close(fd);
+        return NULL;
+    }
+    strbuf sb = {0};
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int why = errno; /* a folder: EISDIR */
+            free(sb.data);
+            close(fd);
+            errno = why;
+            return NULL;
+        }
+        sb_append(&sb, buf, (size_t)n);
+    }
+    close(fd);
+    *len = sb.len;
+    return sb_take(&sb);
+}
+
 /* One part: a sealed .gz through gzip, or plain text (absent: no records). */
 static bool load_part(const char *path, bool sealed, const char *want_key, json_t *arr,
                       char first_key[160], int *dropped, char **err) {
     size_t len = 0;
-    char *text = sealed ? results_inflate(path, &len, err) : read_file(path, &len);
+    char *text = sealed ? results_inflate(path, &len, err) : read_plain(path, &len);
     if (!text && !sealed) {
         if (errno == ENOENT) return true;
         *err = xasprintf("cannot read %s: %s", path, strerror(errno));
@@ -241,7 +270,13 @@ bool results_open(results_store *s, const char *dir, const char *space, const ch
     int dropped;
     s->records = results_load(s->path, key, &dropped, err);
     if (!s->records) return open_failed(s);
-    s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    s->fd = open(s->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    struct stat st;
+    if (s->fd >= 0 && (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        *err = xasprintf("%s is not a regular file: move it away (records are appended there)",
+                         s->path);
+        return open_failed(s);
+    }
     if (s->fd < 0 || !mend_tail(s->fd)) {
         *err = xasprintf("cannot open %s for appending: %s", s->path, strerror(errno));
         return open_failed(s);
