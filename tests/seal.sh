@@ -75,6 +75,10 @@ timeout 20 "$bartune" show gen/pipeline.lua --results "$tmp/r" >"$tmp/out" 2>&1
 timeout 20 "$bartune" seal --results "$tmp/r" >"$tmp/out" 2>&1
 [ $? = 3 ] && grep -q "$plain is not a regular file" "$tmp/out" || fail "seal of a FIFO: $(cat "$tmp/out")"
 rm "$plain" && mv "$tmp/plain.moved" "$plain"
+# every file bartune reads is opened so (read_file): a FIFO as the space file is an error, not a hang
+mkfifo "$tmp/fifo.lua"
+timeout 20 "$bartune" list "$tmp/fifo.lua" >"$tmp/out" 2>&1
+[ $? = 3 ] || fail "a FIFO as the space file: $(cat "$tmp/out")"
 "$bartune" show gen/pipeline.lua --records <(cat tests/data/h200-subset.jsonl) >"$tmp/out" 2>&1 &&
     grep -q "records by status: ok 76 over_occupancy 44" "$tmp/out" || fail "records from a pipe: $(cat "$tmp/out")"
 sed 's/"name":"NVIDIA H200"/"name":"NVIDIA H100"/' tests/data/h200-subset.jsonl | gzip >"$plain.gz"

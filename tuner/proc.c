@@ -28,6 +28,13 @@ static void untrack(pid_t pid) {
 
 static pid_t start_in(char *const argv[], const char *dir, const int *fds, int n);
 
+bool proc_pipe(int fds[2]) {
+    if (pipe(fds) != 0) return false;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return true;
+}
+
 pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd) {
     int fds[3] = {in_fd, out_fd, err_fd};
     return start_in(argv, NULL, fds, 3);

@@ -14,6 +14,9 @@ pid_t proc_start(char *const argv[], int in_fd, int out_fd, int err_fd);
 pid_t proc_start_fds(char *const argv[], const int *fds, int n);
 /* proc_start with the standard fds inherited, run in folder `dir`. */
 pid_t proc_start_in(char *const argv[], const char *dir);
+/* A pipe no child inherits (proc_start maps the ends a child is given): a
+ * child holding another's write end would keep it from ever seeing EOF. */
+bool proc_pipe(int fds[2]);
 /* Non-blocking: true when the child has ended; *status as from waitpid. */
 bool proc_poll(pid_t pid, int *status);
 /* Waits for the child; true with *status when it ended, false (the child

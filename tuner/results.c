@@ -32,14 +32,12 @@ char *results_inflate(const char *gz, size_t *len, char **err) {
     int in = open(gz, O_RDONLY | O_CLOEXEC | O_NONBLOCK), p[2] = {-1, -1};
     struct stat st_in;
     bool regular = in >= 0 && fstat(in, &st_in) == 0 && S_ISREG(st_in.st_mode);
-    if (!regular || pipe(p) != 0) {
+    if (!regular || !proc_pipe(p)) {
         *err = xasprintf("cannot read %s: %s", gz,
                          in >= 0 && !regular ? "not a regular file" : strerror(errno));
         if (in >= 0) close(in);
         return NULL;
     }
-    fcntl(p[0], F_SETFD, FD_CLOEXEC); /* no other child holds the write end */
-    fcntl(p[1], F_SETFD, FD_CLOEXEC);
     char prog[] = "gzip", dc[] = "-dc", *argv[] = {prog, dc, NULL};
     pid_t pid = proc_start(argv, in, p[1], -1);
     close(in);
@@ -123,40 +121,11 @@ static bool parse_records(const char *path, char *text, size_t len, const char *
     return true;
 }
 
-/* A plain file's text, opened without waiting for a writer: a FIFO planted
- * in its place reads as empty rather than hanging, while a pipe given as
- * --records (a shell's <(...)) still reads whole. NULL with errno. */
-static char *read_plain(const char *path, size_t *len) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
-    if (fd < 0) return NULL;
-    if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-        close(fd);
-        return NULL;
-    }
-    strbuf sb = {0};
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            int why = errno; /* a folder: EISDIR */
-            free(sb.data);
-            close(fd);
-            errno = why;
-            return NULL;
-        }
-        sb_append(&sb, buf, (size_t)n);
-    }
-    close(fd);
-    *len = sb.len;
-    return sb_take(&sb);
-}
-
 /* One part: a sealed .gz through gzip, or plain text (absent: no records). */
 static bool load_part(const char *path, bool sealed, const char *want_key, json_t *arr,
                       char first_key[160], int *dropped, char **err) {
     size_t len = 0;
-    char *text = sealed ? results_inflate(path, &len, err) : read_plain(path, &len);
+    char *text = sealed ? results_inflate(path, &len, err) : read_file(path, &len);
     if (!text && !sealed) {
         if (errno == ENOENT) return true;
         *err = xasprintf("cannot read %s: %s", path, strerror(errno));
@@ -301,8 +270,15 @@ static bool write_sealed(const char *gz, const char *plain_path, const char *old
     char *argv[] = {prog, best, noname, c, NULL};
     pid_t pid = ok ? proc_start(argv, in, out, -1) : -1;
     int st = 0;
-    ok = pid > 0 && proc_wait(pid, &st) && WIFEXITED(st) && WEXITSTATUS(st) == 0 && fsync(out) == 0;
-    if (!ok) *err = xasprintf("cannot write %s: %s", tmp, errno ? strerror(errno) : "gzip failed");
+    const bool waited = pid > 0 && proc_wait(pid, &st);
+    const bool gzipped = waited && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    ok = gzipped && fsync(out) == 0;
+    char why[64];
+    if (waited && !gzipped)
+        *err = xasprintf("cannot write %s: gzip ended with %s", tmp, proc_describe(st, why));
+    else if (!ok)
+        *err = xasprintf("cannot write %s: %s", tmp,
+                         pid > 0 && !waited ? "interrupted" : strerror(errno));
     if (in >= 0) close(in);
     if (out >= 0) close(out);
     free(raw);

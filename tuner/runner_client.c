@@ -15,16 +15,9 @@
 void (*runner_idle)(void *ctx);
 void *runner_idle_ctx;
 
-/* A pipe no child inherits (proc_start_fds maps the runner's own ends): a
- * runner that held its own request pipe's write end, or another runner's,
- * would never see EOF when bartune dies, and would live on holding the GPU. */
-static bool private_pipe(int fds[2]) {
-    if (pipe(fds) != 0) return false;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    return true;
-}
-
+/* Pipes no child inherits (proc_pipe): a runner that held its own request
+ * pipe's write end, or another runner's, would never see EOF when bartune
+ * dies, and would live on holding the GPU. */
 bool runner_start(runner_client *r, const char *path, int ordinal, const char *log) {
     return runner_start_under(r, NULL, path, ordinal, log);
 }
@@ -37,11 +30,11 @@ bool runner_start_under(runner_client *r, const char *const *wrapper, const char
     r->to = r->from = -1;
     r->failed = NULL;
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (logfd < 0 || !private_pipe(req)) {
+    if (logfd < 0 || !proc_pipe(req)) {
         if (logfd >= 0) close(logfd);
         return false;
     }
-    if (!private_pipe(ans)) {
+    if (!proc_pipe(ans)) {
         close(req[0]);
         close(req[1]);
         close(logfd);

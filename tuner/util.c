@@ -106,9 +106,21 @@ char *sb_take(strbuf *sb) {
     return s;
 }
 
+/* Opened without waiting for a writer, then read blocking: a FIFO planted
+ * at `path` reads as empty instead of hanging, while a pipe given as a path
+ * (a shell's <(...)) still reads whole. */
 char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
+    if (fd >= 0 &&
+        ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
     strbuf sb = {0};
     char buf[65536];
     size_t n;
